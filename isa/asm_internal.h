@@ -1,0 +1,99 @@
+/* asm_internal.h - shared between the assembler's lexer, expression
+ * evaluator and driver.  Not installed. */
+#ifndef DV_ASM_INTERNAL_H
+#define DV_ASM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tok_kind { TK_EOL, TK_IDENT, TK_INT, TK_FLOAT, TK_STRING, TK_PUNCT, TK_ERROR } tok_kind;
+
+/* Two-character operators are packed as 'c1' << 8 | 'c2' in `punct`. */
+enum { P_SHL = ('<' << 8) | '<', P_SHR = ('>' << 8) | '>' };
+
+typedef struct token {
+    tok_kind kind;
+    const char *start; /* into the line */
+    size_t len;
+    int col;           /* 1-based */
+    int64_t ival;
+    double fval;
+    int punct;
+} token;
+
+typedef struct lexer {
+    const char *line; /* NUL-terminated, comments already blanked */
+    const char *p;
+    token tok;        /* current token */
+    char err[128];    /* set when the current token is TK_ERROR */
+} lexer;
+
+void lex_init(lexer *lx, const char *line);
+void lex_next(lexer *lx);
+bool lex_is(const lexer *lx, int punct);
+bool lex_ident_is(const lexer *lx, const char *word);
+
+/* Symbol lookup callback for expressions: returns true and sets *value if
+ * `name` (len bytes) is defined. */
+typedef bool (*sym_lookup_fn)(void *user, const char *name, size_t len, int64_t *value);
+
+typedef struct expr_ctx {
+    sym_lookup_fn lookup;
+    void *user;
+    bool allow_undefined; /* first pass: an undefined symbol evaluates to 0 and sets `undefined` */
+    bool undefined;
+    char err[160];
+    int err_col;
+} expr_ctx;
+
+/* Parses and evaluates an expression starting at the current token.  Stops
+ * at ',', ')' (unmatched) or end of line.  false: error in ctx->err. */
+bool expr_eval(lexer *lx, expr_ctx *ctx, int64_t *value);
+
+#endif
+
+/* ---- sources: files, includes and macros expanded into one line list ---- */
+
+#include "dv_asm.h"
+#include "dv_buf.h"
+
+typedef struct src_line {
+    char *text;     /* comments blanked; owned */
+    uint32_t file;  /* index into the object's file list */
+    uint32_t line;  /* 1-based line in that file */
+} src_line;
+
+typedef struct asm_state asm_state;
+
+/* Diagnostics: "file:line:col: message" appended to the state's list. */
+void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Reads `text` as file `name` and appends its lines (with includes and macro
+ * expansions) to the state's line list. */
+dv_status asm_load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
+
+struct asm_macro;
+
+typedef struct asm_diag_key {
+    uint32_t file, line;
+    int col;
+    uint32_t seq;
+} asm_diag_key;
+
+struct asm_state {
+    const dv_asm_options *opt;
+    dv_obj *obj;
+    dv_diags *diags;
+    asm_diag_key *diag_keys; /* parallel to diags->lines, to sort them into source order */
+    unsigned nerrors;
+    unsigned max_errors;
+    bool nomem;
+    /* expanded source */
+    src_line *lines;
+    size_t nlines, cap_lines;
+    struct asm_macro *macros;
+    size_t nmacros, cap_macros;
+    unsigned macro_counter; /* \@ */
+};

@@ -1,0 +1,244 @@
+/* isa_table.c - the instruction, CSR and layout tables, and the encoder and
+ * decoder that every other part of dvsim goes through. */
+#include <string.h>
+
+#include "dv_isa.h"
+
+static const dv_insn_info insns[] = {
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, doc},
+#include "isa.def"
+#undef DV_INSN
+};
+enum { NUM_INSNS = sizeof insns / sizeof insns[0] };
+
+/* Row numbers of the table, so the opcode -> row map below is a constant. */
+enum {
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) DV_ROW_##id,
+#include "isa.def"
+#undef DV_INSN
+};
+
+/* opcode -> row + 1 (0 = unassigned). */
+static const unsigned char opcode_row[256] = {
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) [opc] = DV_ROW_##id + 1,
+#include "isa.def"
+#undef DV_INSN
+};
+
+const dv_insn_info *dv_isa_info(unsigned opcode)
+{
+    if (opcode > 255)
+        return NULL;
+    unsigned char i = opcode_row[opcode];
+    return i ? &insns[i - 1] : NULL;
+}
+
+const dv_insn_info *dv_isa_lookup(const char *mnemonic)
+{
+    for (size_t i = 0; i < NUM_INSNS; i++)
+        if (strcmp(insns[i].mnemonic, mnemonic) == 0)
+            return &insns[i];
+    return NULL;
+}
+
+const dv_insn_info *dv_isa_lookup_n(const char *mnemonic, size_t len)
+{
+    for (size_t i = 0; i < NUM_INSNS; i++)
+        if (strlen(insns[i].mnemonic) == len && memcmp(insns[i].mnemonic, mnemonic, len) == 0)
+            return &insns[i];
+    return NULL;
+}
+
+size_t dv_isa_count(void)
+{
+    return NUM_INSNS;
+}
+
+const dv_insn_info *dv_isa_at(size_t index)
+{
+    return index < NUM_INSNS ? &insns[index] : NULL;
+}
+
+dv_pipe dv_insn_pipe(const dv_insn *insn)
+{
+    const dv_insn_info *info = dv_isa_info(insn->op);
+    if (!info)
+        return DV_PIPE_S;
+    if (info->pipe != DV_PIPE_DYN)
+        return info->pipe;
+    switch (insn->op) {
+    case DV_OP_SET_FLAG: return (dv_pipe)insn->f[DV_F_SRC];
+    case DV_OP_WAIT_FLAG: return (dv_pipe)insn->f[DV_F_DST];
+    default: return (dv_pipe)insn->f[DV_F_PIPE];
+    }
+}
+
+/* ---- encode / decode ---- */
+
+static uint64_t mask_of(unsigned width)
+{
+    return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+/* Checks that v is representable in spec's field; for signed kinds v is
+ * taken as a signed value, else as unsigned. */
+static dv_status check_value(const dv_insn_info *info, const dv_opspec *spec, int64_t v, dv_error *err)
+{
+    const dv_field_info *fi = dv_isa_field(spec->field);
+    switch (fi->kind) {
+    case DV_FK_SIMM:
+    case DV_FK_TARGET:
+        if (v < -(int64_t)(1ll << (spec->width - 1)) || v > (int64_t)((1ll << (spec->width - 1)) - 1))
+            return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld does not fit in %u signed bits",
+                                info->mnemonic, fi->key, (long long)v, spec->width);
+        return DV_OK;
+    case DV_FK_ENUM:
+        if (v < 0 || (uint64_t)v >= fi->count)
+            return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld is not one of its %u names",
+                                info->mnemonic, fi->key, (long long)v, fi->count);
+        return DV_OK;
+    default:
+        if (v < 0 || (uint64_t)v > mask_of(spec->width))
+            return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld does not fit in %u bits",
+                                info->mnemonic, fi->key, (long long)v, spec->width);
+        return DV_OK;
+    }
+}
+
+/* The register slot a memory operand uses for its base. */
+static const dv_opspec mem_base_spec = {DV_F_R1, 13, 5, "base", true, false};
+
+dv_status dv_isa_encode(const dv_insn *insn, uint64_t *word, dv_error *err)
+{
+    const dv_insn_info *info = dv_isa_info(insn->op);
+    if (!info)
+        return dv_error_set(err, DV_ERR_INPUT, "opcode 0x%02x is not assigned", (unsigned)insn->op);
+    const dv_format *fmt = dv_isa_format(info->fmt);
+    uint64_t w = (uint64_t)insn->op;
+    for (unsigned i = 0; i < fmt->nops; i++) {
+        const dv_opspec *spec = &fmt->ops[i];
+        for (int pass = 0; pass < (spec->mem_base ? 2 : 1); pass++) {
+            const dv_opspec *s = pass ? &mem_base_spec : spec;
+            int64_t v = insn->f[s->field];
+            dv_status st = check_value(info, s, v, err);
+            if (st != DV_OK)
+                return st;
+            w |= ((uint64_t)v & mask_of(s->width)) << s->lo;
+        }
+    }
+    *word = w;
+    return DV_OK;
+}
+
+dv_status dv_isa_decode(uint64_t word, dv_insn *insn, dv_error *err)
+{
+    const dv_insn_info *info = dv_isa_info((unsigned)(word & 0xff));
+    if (!info)
+        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: opcode 0x%02x is not assigned",
+                            (unsigned long long)word, (unsigned)(word & 0xff));
+    const dv_format *fmt = dv_isa_format(info->fmt);
+    memset(insn, 0, sizeof *insn);
+    insn->op = info->opcode;
+    uint64_t used = 0xff;
+    for (unsigned i = 0; i < fmt->nops; i++) {
+        const dv_opspec *spec = &fmt->ops[i];
+        for (int pass = 0; pass < (spec->mem_base ? 2 : 1); pass++) {
+            const dv_opspec *s = pass ? &mem_base_spec : spec;
+            uint64_t raw = (word >> s->lo) & mask_of(s->width);
+            used |= mask_of(s->width) << s->lo;
+            const dv_field_info *fi = dv_isa_field(s->field);
+            int64_t v = (int64_t)raw;
+            if ((fi->kind == DV_FK_SIMM || fi->kind == DV_FK_TARGET) && s->width < 64 &&
+                (raw >> (s->width - 1)) & 1)
+                v = (int64_t)(raw | ~mask_of(s->width));
+            if (fi->kind == DV_FK_ENUM && raw >= fi->count)
+                return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s %s value %llu is undefined",
+                                    (unsigned long long)word, info->mnemonic, fi->key, (unsigned long long)raw);
+            insn->f[s->field] = v;
+        }
+    }
+    if (word & ~used)
+        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s has reserved bits set (0x%016llx)",
+                            (unsigned long long)word, info->mnemonic, (unsigned long long)(word & ~used));
+    return DV_OK;
+}
+
+/* ---- CSRs ---- */
+
+static const dv_csr_info csrs[] = {
+#define DV_CSR(id, num, name, wr, doc) {num, name, wr, doc},
+#include "isa_csr.def"
+#undef DV_CSR
+};
+enum { NUM_CSRS = sizeof csrs / sizeof csrs[0] };
+
+const dv_csr_info *dv_csr_by_number(unsigned number)
+{
+    for (size_t i = 0; i < NUM_CSRS; i++)
+        if (csrs[i].number == number)
+            return &csrs[i];
+    return NULL;
+}
+
+const dv_csr_info *dv_csr_by_name(const char *name)
+{
+    for (size_t i = 0; i < NUM_CSRS; i++)
+        if (strcmp(csrs[i].name, name) == 0)
+            return &csrs[i];
+    return NULL;
+}
+
+size_t dv_csr_count(void)
+{
+    return NUM_CSRS;
+}
+
+const dv_csr_info *dv_csr_at(size_t index)
+{
+    return index < NUM_CSRS ? &csrs[index] : NULL;
+}
+
+/* ---- parameter layouts ---- */
+
+/* Field counts per layout: each DV_LAYOUT row opens "= 0" and each of its
+ * DV_LFIELD rows that follow adds one. */
+enum {
+    DV_LFN_NONE_
+#define DV_LAYOUT(id, name, doc) , DV_LFN_##id = 0
+#define DV_LFIELD(l, key, lo, w, doc) +1
+#include "isa_params.def"
+#undef DV_LAYOUT
+#undef DV_LFIELD
+};
+
+/* The layouts, built by the same trick: each DV_LAYOUT row closes the
+ * previous entry and opens its own; entry 0 is a placeholder. */
+static const dv_layout layout_table[DV_LAYOUT_COUNT + 1] = {
+    {NULL, NULL, 0, {
+#define DV_LAYOUT(id, name, doc) }}, {name, doc, DV_LFN_##id, {
+#define DV_LFIELD(l, key, lo, w, doc) {key, lo, w, doc},
+#include "isa_params.def"
+#undef DV_LAYOUT
+#undef DV_LFIELD
+    }}};
+
+const dv_layout *dv_layout_get(dv_layout_id id)
+{
+    return (unsigned)id < DV_LAYOUT_COUNT ? &layout_table[id + 1] : NULL;
+}
+
+const dv_layout *dv_layout_find(const char *name)
+{
+    for (int i = 1; i <= DV_LAYOUT_COUNT; i++)
+        if (strcmp(layout_table[i].name, name) == 0)
+            return &layout_table[i];
+    return NULL;
+}
+
+uint64_t dv_layout_extract(const dv_layout *layout, uint64_t word, const char *key)
+{
+    for (unsigned i = 0; i < layout->nfields; i++)
+        if (strcmp(layout->fields[i].key, key) == 0)
+            return dv_lfield_get(&layout->fields[i], word);
+    return 0;
+}

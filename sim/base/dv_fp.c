@@ -1,0 +1,72 @@
+#include "dv_fp.h"
+
+float dv_fp16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13) | (man ? 0x00400000u : 0);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man == 0) {
+        bits = sign;
+    } else {
+        /* Subnormal fp16: normalise into an fp32 normal. */
+        int shift = 0;
+        while (!(man & 0x400u)) {
+            man <<= 1;
+            shift++;
+        }
+        man &= 0x3ffu;
+        bits = sign | ((uint32_t)(113 - shift) << 23) | (man << 13);
+    }
+    return dv_f32_from_bits(bits);
+}
+
+uint16_t dv_f32_to_fp16(float f)
+{
+    uint32_t x = dv_f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t man = x & 0x7fffffu;
+    if (exp == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+    int e = (int)exp - 127 + 15;
+    if (e >= 0x1f)
+        return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        /* Result is subnormal or zero: shift the full significand right. */
+        if (e < -10)
+            return sign;
+        uint32_t m = man | 0x800000u;
+        int shift = 14 - e;
+        uint32_t half = 1u << (shift - 1);
+        uint32_t rest = m & ((1u << shift) - 1);
+        uint32_t r = m >> shift;
+        if (rest > half || (rest == half && (r & 1u)))
+            r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = ((uint32_t)e << 10) | (man >> 13);
+    uint32_t rest = man & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (r & 1u)))
+        r++; /* a carry into the exponent is correct, up to infinity */
+    return (uint16_t)(sign | r);
+}
+
+float dv_bf16_to_f32(uint16_t b)
+{
+    return dv_f32_from_bits((uint32_t)b << 16);
+}
+
+uint16_t dv_f32_to_bf16(float f)
+{
+    uint32_t x = dv_f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    uint32_t lsb = (x >> 16) & 1u;
+    x += 0x7fffu + lsb;
+    return (uint16_t)(x >> 16);
+}

@@ -1,0 +1,29 @@
+/* dv_fp.h - IEEE binary16 (fp16) and bfloat16 conversions.
+ *
+ * Narrowing conversions round to nearest, ties to even (the hardware's default
+ * rounding); NaN stays NaN (quiet), overflow goes to infinity.  Widening
+ * conversions are exact.  Values are carried as their raw uint16_t bits. */
+#ifndef DV_FP_H
+#define DV_FP_H
+
+#include <stdint.h>
+
+float dv_fp16_to_f32(uint16_t h);
+uint16_t dv_f32_to_fp16(float f);
+float dv_bf16_to_f32(uint16_t b);
+uint16_t dv_f32_to_bf16(float f);
+
+/* Bit-level views of a float. */
+static inline uint32_t dv_f32_bits(float f)
+{
+    union { float f; uint32_t u; } v = {.f = f};
+    return v.u;
+}
+
+static inline float dv_f32_from_bits(uint32_t u)
+{
+    union { uint32_t u; float f; } v = {.u = u};
+    return v.f;
+}
+
+#endif

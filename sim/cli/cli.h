@@ -1,0 +1,38 @@
+/* cli.h - the dvsim command-line front end.  Each subcommand is a function
+ * that parses its own arguments and returns the process exit code
+ * (CONVENTIONS.md: 0 ok, 1 check failed, 64 usage, 65 bad input data,
+ * 66 missing input, 70 internal, 74 I/O, 78 config). */
+#ifndef DV_CLI_H
+#define DV_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dv_status.h"
+
+enum { EXIT_USAGE = 64 };
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+    void (*help)(FILE *out);
+} cli_command;
+
+int cmd_asm(int argc, char **argv);
+void cmd_asm_help(FILE *out);
+int cmd_disasm(int argc, char **argv);
+void cmd_disasm_help(FILE *out);
+int cmd_isa(int argc, char **argv);
+void cmd_isa_help(FILE *out);
+
+/* Prints "dvsim: message" to stderr and returns the exit code of the status. */
+int cli_fail(const dv_error *err);
+/* Prints "dvsim CMD: message" for a usage error and returns 64. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True if argv[i] is -h or --help. */
+bool cli_is_help(const char *arg);
+/* Writes data to path through a temporary name and a rename. */
+dv_status cli_write_file(const char *path, const void *data, size_t len, dv_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_fail(const dv_error *err)
+{
+    fprintf(stderr, "dvsim: %s\n", err->msg);
+    return dv_status_exit_code(err->status);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "dvsim %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'dvsim %s --help')\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+dv_status cli_write_file(const char *path, const void *data, size_t len, dv_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+            return dv_error_set(err, DV_ERR_IO, "write to standard output failed");
+        return DV_OK;
+    }
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!f)
+        close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return st;
+    }
+    free(tmp);
+    return DV_OK;
+}

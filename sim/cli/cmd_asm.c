@@ -1,0 +1,91 @@
+/* cmd_asm.c - dvsim asm: .dvs -> ELF kernel object. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dv_asm.h"
+
+enum { MAX_INCLUDES = 64 };
+
+void cmd_asm_help(FILE *out)
+{
+    fprintf(out, "usage: dvsim asm SOURCE.dvs [-o OUT.elf] [-I DIR]...\n\n"
+                 "Assembles a kernel source into an ELF kernel object (default output: SOURCE with .elf).\n"
+                 "Every error is reported as file:line:col: message; exit code 65 if there are any.\n\n"
+                 "  -o FILE   output file ('-' for standard output)\n"
+                 "  -I DIR    also search DIR for .include files\n");
+}
+
+static char *default_output(const char *src)
+{
+    size_t n = strlen(src);
+    const char *dot = strrchr(src, '.');
+    const char *slash = strrchr(src, '/');
+    if (dot && (!slash || dot > slash))
+        n = (size_t)(dot - src);
+    char *out = malloc(n + 5);
+    if (out) {
+        memcpy(out, src, n);
+        strcpy(out + n, ".elf");
+    }
+    return out;
+}
+
+int cmd_asm(int argc, char **argv)
+{
+    const char *src = NULL, *outpath = NULL;
+    const char *incs[MAX_INCLUDES];
+    size_t ninc = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "-I") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("asm", "%s needs an argument", a);
+            if (a[1] == 'o')
+                outpath = argv[++i];
+            else if (ninc == MAX_INCLUDES)
+                return cli_usage_error("asm", "more than %d -I options", MAX_INCLUDES);
+            else
+                incs[ninc++] = argv[++i];
+        } else if (strncmp(a, "-I", 2) == 0 && a[2]) {
+            if (ninc == MAX_INCLUDES)
+                return cli_usage_error("asm", "more than %d -I options", MAX_INCLUDES);
+            incs[ninc++] = a + 2;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("asm", "unknown option '%s'", a);
+        } else if (src) {
+            return cli_usage_error("asm", "one source file at a time ('%s' and '%s')", src, a);
+        } else {
+            src = a;
+        }
+    }
+    if (!src)
+        return cli_usage_error("asm", "no source file given");
+    dv_asm_options opt = {incs, ninc, 0};
+    dv_obj *obj = NULL;
+    dv_diags diags = {NULL, 0};
+    dv_error err = {DV_OK, ""};
+    dv_status st = dv_asm_file(src, &opt, &obj, &diags, &err);
+    if (st != DV_OK) {
+        if (diags.count) {
+            for (size_t i = 0; i < diags.count; i++)
+                fprintf(stderr, "%s\n", diags.lines[i]);
+            fprintf(stderr, "dvsim asm: %zu error%s\n", diags.count, diags.count == 1 ? "" : "s");
+        } else {
+            fprintf(stderr, "dvsim: %s\n", err.msg);
+        }
+        dv_diags_free(&diags);
+        return dv_status_exit_code(st);
+    }
+    char *def = outpath ? NULL : default_output(src);
+    const char *dest = outpath ? outpath : def;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    st = dest ? dv_obj_write_elf(obj, &bytes, &size, &err) : dv_error_set(&err, DV_ERR_NOMEM, "out of memory");
+    if (st == DV_OK)
+        st = cli_write_file(dest, bytes, size, &err);
+    free(bytes);
+    free(def);
+    dv_obj_destroy(obj);
+    return st == DV_OK ? 0 : cli_fail(&err);
+}
