@@ -4,14 +4,14 @@
  * pass 2 evaluates every operand with all symbols known and emits bytes.
  * A line that failed in pass 1 is skipped in pass 2, so each error is
  * reported once; the size recorded in pass 1 keeps addresses consistent. */
+#include "asm_internal.h"
+#include "dv_isa.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "asm_internal.h"
-#include "dv_isa.h"
 
 typedef enum sym_kind { SYM_LABEL_TEXT, SYM_LABEL_DATA, SYM_EQU, SYM_SET } sym_kind;
 
@@ -19,6 +19,9 @@ typedef struct symbol {
     char *name;
     sym_kind kind;
     int64_t value;
+    bool pending;      /* .equ whose value needs a symbol not yet known */
+    size_t line_index; /* .equ: where its expression is, to resolve it later */
+    int expr_col;
 } symbol;
 
 typedef struct alias {
@@ -43,7 +46,8 @@ typedef struct assembler {
     bool in_data;
     uint64_t text_pc, data_pc;
     dv_buf text, data;
-    int cur_kernel; /* index into obj->kernels, -1 before the first .kernel */
+    int cur_kernel;              /* index into obj->kernels, -1 before the first .kernel */
+    asm_diag_key kernel_at[256]; /* where each .kernel was written, for late errors */
     /* current line */
     const src_line *line;
     size_t line_index;
@@ -85,7 +89,7 @@ static symbol *sym_find(assembler *a, const char *name, size_t len)
     return NULL;
 }
 
-static bool sym_lookup(void *user, const char *name, size_t len, int64_t *value)
+static bool sym_lookup(void *user, const char *name, size_t len, int64_t *value, bool *pending)
 {
     assembler *a = user;
     if (len == 1 && name[0] == '.') { /* the current location */
@@ -96,6 +100,7 @@ static bool sym_lookup(void *user, const char *name, size_t len, int64_t *value)
     if (!s)
         return false;
     *value = s->value;
+    *pending = s->pending;
     return true;
 }
 
@@ -116,7 +121,7 @@ static symbol *sym_define(assembler *a, const char *name, size_t len, sym_kind k
         a->as.nomem = true;
         return NULL;
     }
-    a->syms[a->nsyms] = (symbol){copy, kind, value};
+    a->syms[a->nsyms] = (symbol){copy, kind, value, false, 0, 0};
     return &a->syms[a->nsyms++];
 }
 
@@ -156,7 +161,7 @@ static int reg_number(const assembler *a, const char *name, size_t len)
         char *end;
         if ((buf[0] == 'x' || buf[0] == 'a') && isdigit((unsigned char)buf[1])) {
             long n = strtol(buf + 1, &end, 10);
-            if (*end == '\0' && !(buf[1] == '0' && buf[2]) ) {
+            if (*end == '\0' && !(buf[1] == '0' && buf[2])) {
                 if (buf[0] == 'x' && n < DV_NUM_REGS)
                     return (int)n;
                 if (buf[0] == 'a' && n < DV_MAX_KERNEL_ARGS)
@@ -230,7 +235,8 @@ static bool parse_reg(assembler *a, lexer *lx, int *reg, const char *what)
             lex_next(lx);
             return true;
         }
-        err_at(a, lx->tok.col, "unknown register '%.*s' for %s (expected x0-x31, zero, ra, sp, a0-a15 or a .reg alias)",
+        err_at(a, lx->tok.col,
+               "unknown register '%.*s' for %s (expected x0-x31, zero, ra, sp, a0-a15 or a .reg alias)",
                (int)(lx->tok.len > 40 ? 40 : lx->tok.len), lx->tok.start, what);
         return false;
     }
@@ -260,7 +266,8 @@ static void emit_word(assembler *a, uint64_t w, int col)
         for (int i = 0; i < 8; i++)
             b[i] = (uint8_t)(w >> (8 * i));
         dv_buf_append(&a->text, b, 8);
-        if (dv_obj_add_line(a->as.obj, a->text_pc, a->line->file, a->line->line, (uint32_t)col, NULL) != DV_OK)
+        if (dv_obj_add_line(a->as.obj, a->text_pc, a->line->file, a->line->line, (uint32_t)col, NULL) !=
+            DV_OK)
             a->as.nomem = true;
     }
     a->text_pc += 8;
@@ -315,12 +322,13 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
             unsigned k;
             for (k = 0; k < fmt->nops; k++) {
                 const dv_field_info *fi = dv_isa_field(fmt->ops[k].field);
-                if (fi->kind >= DV_FK_ENUM && strlen(fi->key) == key.len && memcmp(fi->key, key.start, key.len) == 0)
+                if (fi->kind >= DV_FK_ENUM && strlen(fi->key) == key.len &&
+                    memcmp(fi->key, key.start, key.len) == 0)
                     break;
             }
             if (k == fmt->nops) {
-                err_at(a, opcol, "unknown field '%.*s' for %s (syntax: %s)", (int)(key.len > 40 ? 40 : key.len),
-                       key.start, info->mnemonic, syntax);
+                err_at(a, opcol, "unknown field '%.*s' for %s (syntax: %s)",
+                       (int)(key.len > 40 ? 40 : key.len), key.start, info->mnemonic, syntax);
                 return;
             }
             if (given[k]) {
@@ -358,7 +366,8 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
                 if (spec->field == DV_F_CCMODE)
                     max = 2;
                 if (v < 0 || (uint64_t)v > max) {
-                    err_at(a, vcol, "%s=%lld out of range 0..%llu", fi->key, (long long)v, (unsigned long long)max);
+                    err_at(a, vcol, "%s=%lld out of range 0..%llu", fi->key, (long long)v,
+                           (unsigned long long)max);
                     return;
                 }
                 insn.f[spec->field] = v;
@@ -420,7 +429,8 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
                 const dv_csr_info *csr = NULL;
                 if (lx->tok.kind == TK_IDENT) {
                     char name[32];
-                    snprintf(name, sizeof name, "%.*s", (int)(lx->tok.len > 31 ? 31 : lx->tok.len), lx->tok.start);
+                    snprintf(name, sizeof name, "%.*s", (int)(lx->tok.len > 31 ? 31 : lx->tok.len),
+                             lx->tok.start);
                     csr = dv_csr_by_name(name);
                     if (!csr && !sym_find(a, lx->tok.start, lx->tok.len)) {
                         err_at(a, opcol, "unknown CSR '%s' (see `dvsim isa`)", name);
@@ -468,21 +478,25 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
             return;
     }
     if (next_pos < npos) {
-        err_at(a, col, "%s needs %u operand%s, given %u (syntax: %s)", info->mnemonic, npos, npos == 1 ? "" : "s",
-               next_pos, syntax);
+        err_at(a, col, "%s needs %u operand%s, given %u (syntax: %s)", info->mnemonic, npos,
+               npos == 1 ? "" : "s", next_pos, syntax);
         return;
     }
     for (unsigned k = 0; k < fmt->nops; k++) {
         if (fmt->ops[k].required && !given[k]) {
-            err_at(a, col, "%s needs %s= (syntax: %s)", info->mnemonic, dv_isa_field(fmt->ops[k].field)->key, syntax);
+            err_at(a, col, "%s needs %s= (syntax: %s)", info->mnemonic, dv_isa_field(fmt->ops[k].field)->key,
+                   syntax);
             return;
         }
     }
     emit_insn(a, &insn, col);
 }
 
+/* Order matters: the directives use helpers defined with the pseudo-instructions. */
+/* clang-format off */
 #include "asm_pseudo.inc"
 #include "asm_directives.inc"
+/* clang-format on */
 
 /* ---- one line ---- */
 
@@ -515,7 +529,8 @@ static void assemble_line(assembler *a)
     if (lx.tok.kind != TK_IDENT) {
         char t[64];
         tokname(&lx.tok, t, sizeof t);
-        err_at(a, lx.tok.col, lx.tok.kind == TK_ERROR ? "%s" : "expected an instruction or directive, found %s",
+        err_at(a, lx.tok.col,
+               lx.tok.kind == TK_ERROR ? "%s" : "expected an instruction or directive, found %s",
                lx.tok.kind == TK_ERROR ? lx.err : t);
         return;
     }
@@ -568,6 +583,32 @@ static void run_pass(assembler *a, int pass)
         if (pass == 1 && was_data == a->in_data)
             li->size = (uint32_t)((a->in_data ? a->data_pc : a->text_pc) - before);
         if (a->as.nomem)
+            return;
+    }
+}
+
+/* After pass 1 every label has its address, so an .equ that named a later
+ * symbol can be computed now; chains resolve over several rounds.  What is
+ * still pending afterwards is circular or undefined, and pass 2 says so. */
+static void resolve_equs(assembler *a)
+{
+    for (size_t round = 0; round <= a->nsyms; round++) {
+        bool changed = false;
+        for (size_t i = 0; i < a->nsyms; i++) {
+            symbol *s = &a->syms[i];
+            if (!s->pending)
+                continue;
+            lexer lx;
+            lex_init(&lx, a->as.lines[s->line_index].text + s->expr_col - 1);
+            expr_ctx ctx = {sym_lookup, a, true, false, "", 0};
+            int64_t v;
+            if (expr_eval(&lx, &ctx, &v) && !ctx.undefined) {
+                s->value = v;
+                s->pending = false;
+                changed = true;
+            }
+        }
+        if (!changed)
             return;
     }
 }
@@ -629,21 +670,27 @@ static void sort_diags(asm_state *as)
     free(sorted);
 }
 
-static dv_status finish_kernels(assembler *a)
+/* Sizes run to the next kernel or the end of .text; an empty kernel is an
+ * error at its .kernel line (the object format needs an entry inside .text). */
+static void finish_kernels(assembler *a)
 {
     dv_obj *obj = a->as.obj;
     for (size_t i = 0; i < obj->nkernels; i++) {
-        uint64_t end = obj->text_size;
+        uint64_t end = a->text.len;
         for (size_t k = 0; k < obj->nkernels; k++)
             if (obj->kernels[k].entry > obj->kernels[i].entry && obj->kernels[k].entry < end)
                 end = obj->kernels[k].entry;
         obj->kernels[i].size = end - obj->kernels[i].entry;
+        if (obj->kernels[i].size == 0 && i < sizeof a->kernel_at / sizeof a->kernel_at[0]) {
+            const asm_diag_key *at = &a->kernel_at[i];
+            asm_diag(&a->as, at->file, at->line, at->col, "kernel '%s' has no instructions",
+                     obj->kernels[i].name);
+        }
     }
-    return DV_OK;
 }
 
-dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv_asm_options *opt, dv_obj **out,
-                        dv_diags *diags, dv_error *err)
+dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv_asm_options *opt,
+                        dv_obj **out, dv_diags *diags, dv_error *err)
 {
     *out = NULL;
     dv_diags local = {NULL, 0};
@@ -667,11 +714,23 @@ dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv
     }
     if (st == DV_OK && !a.as.nomem) {
         run_pass(&a, 1);
+        resolve_equs(&a);
         if (!a.as.nomem)
             run_pass(&a, 2);
+        if (!a.as.nomem)
+            finish_kernels(&a);
     }
     sort_diags(&a.as);
     free(a.as.diag_keys);
+    if (a.as.nerrors > a.as.max_errors && diags->count) {
+        char **last = &diags->lines[diags->count - 1];
+        size_t n = strlen(*last);
+        char *grown = realloc(*last, n + 64);
+        if (grown) {
+            snprintf(grown + n, 64, " (further errors suppressed)");
+            *last = grown;
+        }
+    }
     if (st == DV_OK && (a.as.nomem || a.text.oom || a.data.oom))
         st = DV_ERR_NOMEM;
     if (st == DV_OK && a.as.nerrors == 0) {
@@ -679,14 +738,12 @@ dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv
         st = dv_obj_set_text(obj, (const uint8_t *)a.text.data, a.text.len, err);
         if (st == DV_OK)
             st = dv_obj_set_data(obj, (const uint8_t *)a.data.data, a.data.len, err);
-        if (st == DV_OK)
-            st = finish_kernels(&a);
     }
     if (st == DV_ERR_NOMEM)
         dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", name);
     else if (st == DV_OK && a.as.nerrors) {
-        st = dv_error_set(err, DV_ERR_INPUT, "%s (%u error%s)", diags->count ? diags->lines[0] : name, a.as.nerrors,
-                          a.as.nerrors == 1 ? "" : "s");
+        st = dv_error_set(err, DV_ERR_INPUT, "%s (%u error%s)", diags->count ? diags->lines[0] : name,
+                          a.as.nerrors, a.as.nerrors == 1 ? "" : "s");
     }
     if (st == DV_OK)
         *out = a.as.obj;
@@ -697,7 +754,8 @@ dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv
     return st;
 }
 
-dv_status dv_asm_file(const char *path, const dv_asm_options *opt, dv_obj **out, dv_diags *diags, dv_error *err)
+dv_status dv_asm_file(const char *path, const dv_asm_options *opt, dv_obj **out, dv_diags *diags,
+                      dv_error *err)
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");

@@ -3,12 +3,12 @@
  * Integers are 64-bit two's complement.  Floating-point literals are allowed
  * only inside f16(), bf16() and f32(), which give the bit pattern of the
  * value in that format (for vector scalar operands). */
+#include "asm_internal.h"
+#include "dv_fp.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "asm_internal.h"
-#include "dv_fp.h"
 
 typedef struct val {
     bool is_float;
@@ -40,7 +40,9 @@ static double as_double(val v)
 static bool need_int(lexer *lx, expr_ctx *ctx, val v, const char *op)
 {
     if (v.is_float)
-        return fail(ctx, lx, "operator '%s' needs integers; floating-point values belong in f16(), bf16() or f32()", op);
+        return fail(ctx, lx,
+                    "operator '%s' needs integers; floating-point values belong in f16(), bf16() or f32()",
+                    op);
     return true;
 }
 
@@ -71,13 +73,22 @@ static bool parse_primary(lexer *lx, expr_ctx *ctx, val *v)
             if (!lex_is(lx, ')'))
                 return fail(ctx, lx, "expected ')' to close %s(", fns[k]);
             lex_next(lx);
-            float f = (float)as_double(a);
-            uint64_t bits = k == 0 ? dv_f32_to_fp16(f) : k == 1 ? dv_f32_to_bf16(f) : dv_f32_bits(f);
+            double d = as_double(a);
+            uint64_t bits = k == 0 ? dv_f64_to_fp16(d) : k == 1 ? dv_f64_to_bf16(d) : dv_f32_bits((float)d);
             *v = (val){false, (int64_t)bits, 0};
             return true;
         }
         int64_t value = 0;
-        if (!ctx->lookup || !ctx->lookup(ctx->user, t.start, t.len, &value)) {
+        bool pending = false;
+        if (ctx->lookup && ctx->lookup(ctx->user, t.start, t.len, &value, &pending)) {
+            if (pending && !ctx->allow_undefined) {
+                char name[96];
+                snprintf(name, sizeof name, "%.*s", (int)(t.len < 80 ? t.len : 80), t.start);
+                return fail(ctx, lx, "the value of '%s' is circular or needs an undefined symbol", name);
+            }
+            if (pending)
+                ctx->undefined = true;
+        } else {
             if (!ctx->allow_undefined) {
                 char name[96];
                 snprintf(name, sizeof name, "%.*s", (int)(t.len < 80 ? t.len : 80), t.start);
@@ -119,7 +130,10 @@ static bool parse_primary(lexer *lx, expr_ctx *ctx, val *v)
             }
             return true;
         }
-        return fail(ctx, lx, "expected a value, found '%s'", t.punct == ',' ? "," : t.punct == ')' ? ")" : "operator");
+        return fail(ctx, lx, "expected a value, found '%s'",
+                    t.punct == ','   ? ","
+                    : t.punct == ')' ? ")"
+                                     : "operator");
     case TK_EOL: return fail(ctx, lx, "expected a value at end of line");
     case TK_STRING: return fail(ctx, lx, "a string is not a number");
     case TK_ERROR: return fail(ctx, lx, "%s", lx->err);
@@ -168,6 +182,10 @@ static bool apply(lexer *lx, expr_ctx *ctx, int op, val *a, val b)
     case '*': a->i = (int64_t)(x * y); break;
     case '/':
     case '%':
+        if (b.i == 0 && ctx->undefined) {
+            a->i = 0; /* the divisor is not known yet; the next pass sees it */
+            break;
+        }
         if (b.i == 0)
             return fail(ctx, lx, "division by zero in expression");
         if (a->i == INT64_MIN && b.i == -1)

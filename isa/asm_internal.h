@@ -16,7 +16,7 @@ typedef struct token {
     tok_kind kind;
     const char *start; /* into the line */
     size_t len;
-    int col;           /* 1-based */
+    int col; /* 1-based */
     int64_t ival;
     double fval;
     int punct;
@@ -25,8 +25,8 @@ typedef struct token {
 typedef struct lexer {
     const char *line; /* NUL-terminated, comments already blanked */
     const char *p;
-    token tok;        /* current token */
-    char err[128];    /* set when the current token is TK_ERROR */
+    token tok;     /* current token */
+    char err[128]; /* set when the current token is TK_ERROR */
 } lexer;
 
 void lex_init(lexer *lx, const char *line);
@@ -35,8 +35,9 @@ bool lex_is(const lexer *lx, int punct);
 bool lex_ident_is(const lexer *lx, const char *word);
 
 /* Symbol lookup callback for expressions: returns true and sets *value if
- * `name` (len bytes) is defined. */
-typedef bool (*sym_lookup_fn)(void *user, const char *name, size_t len, int64_t *value);
+ * `name` (len bytes) is defined; *pending is set when the value is not final
+ * yet (an .equ that needs a symbol defined further down). */
+typedef bool (*sym_lookup_fn)(void *user, const char *name, size_t len, int64_t *value, bool *pending);
 
 typedef struct expr_ctx {
     sym_lookup_fn lookup;
@@ -59,9 +60,9 @@ bool expr_eval(lexer *lx, expr_ctx *ctx, int64_t *value);
 #include "dv_buf.h"
 
 typedef struct src_line {
-    char *text;     /* comments blanked; owned */
-    uint32_t file;  /* index into the object's file list */
-    uint32_t line;  /* 1-based line in that file */
+    char *text;    /* comments blanked; owned */
+    uint32_t file; /* index into the object's file list */
+    uint32_t line; /* 1-based line in that file */
 } src_line;
 
 typedef struct asm_state asm_state;
@@ -96,4 +97,8 @@ struct asm_state {
     struct asm_macro *macros;
     size_t nmacros, cap_macros;
     unsigned macro_counter; /* \@ */
+    bool too_long;          /* the expansion hit its line limit */
+    size_t expanded;        /* lines expanded so far, against that limit */
+    char *open_real[16];    /* resolved paths of the files being read (include cycles) */
+    int nopen;
 };

@@ -1,11 +1,11 @@
 /* asm_lex.c - tokens of one assembly line. */
+#include "asm_internal.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "asm_internal.h"
 
 void lex_init(lexer *lx, const char *line)
 {
@@ -53,7 +53,8 @@ static void lex_number(lexer *lx, token *t)
         }
         if (!any || ident_char((unsigned char)*q) || overflow) {
             t->kind = TK_ERROR;
-            snprintf(lx->err, sizeof lx->err, overflow ? "number does not fit in 64 bits" : "malformed number");
+            snprintf(lx->err, sizeof lx->err,
+                     overflow ? "number does not fit in 64 bits" : "malformed number");
             while (ident_char((unsigned char)*q))
                 q++;
         } else {
@@ -158,5 +159,6 @@ bool lex_is(const lexer *lx, int punct)
 
 bool lex_ident_is(const lexer *lx, const char *word)
 {
-    return lx->tok.kind == TK_IDENT && strlen(word) == lx->tok.len && memcmp(lx->tok.start, word, lx->tok.len) == 0;
+    return lx->tok.kind == TK_IDENT && strlen(word) == lx->tok.len &&
+           memcmp(lx->tok.start, word, lx->tok.len) == 0;
 }

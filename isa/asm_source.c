@@ -1,15 +1,26 @@
 /* asm_source.c - turns assembly files into one list of lines: comments
  * blanked, .include files read in place, macros recorded and expanded. */
+/* realpath() is X/Open. */
+#define _XOPEN_SOURCE 700
+
+#include "asm_internal.h"
+#include "dv_isa.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
-#include "dv_isa.h"
-
-enum { MAX_INCLUDE_DEPTH = 16, MAX_MACRO_DEPTH = 32, MAX_MACRO_ARGS = 16, MAX_LINE = 4096 };
+/* MAX_LINES bounds the whole expansion: a macro that calls itself twice is
+ * exponential long before it is MAX_MACRO_DEPTH deep. */
+enum {
+    MAX_INCLUDE_DEPTH = 16,
+    MAX_MACRO_DEPTH = 32,
+    MAX_MACRO_ARGS = 16,
+    MAX_LINE = 4096,
+    MAX_LINES = 250000
+};
 
 typedef struct asm_macro {
     char *name;
@@ -36,8 +47,6 @@ void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     dv_buf_puts(&b, msg);
-    if (as->nerrors == as->max_errors)
-        dv_buf_puts(&b, " (further errors suppressed)");
     char **grown = realloc(as->diags->lines, (as->diags->count + 1) * sizeof *grown);
     if (!grown || b.oom) {
         as->nomem = true;
@@ -56,6 +65,19 @@ void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *
     as->diag_keys = keys;
     as->diag_keys[as->diags->count] = (asm_diag_key){file, line, col, (uint32_t)as->diags->count};
     as->diags->lines[as->diags->count++] = dv_buf_take(&b, NULL);
+}
+
+/* Counts one line of expansion against the budget; false once it is spent. */
+static bool budget(asm_state *as, uint32_t file, uint32_t line)
+{
+    if (as->too_long)
+        return false;
+    if (++as->expanded < MAX_LINES)
+        return true;
+    as->too_long = true;
+    asm_diag(as, file, line, 1, "the source expands to more than %d lines (runaway macro recursion?)",
+             MAX_LINES);
+    return false;
 }
 
 static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file, uint32_t line)
@@ -78,10 +100,12 @@ static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file
 }
 
 /* Blanks comments (';', '#', '//' to end of line; block comments, which may
- * span lines) in place, keeping newlines so line numbers stay right. */
-static void blank_comments(char *s, size_t len)
+ * span lines) in place, keeping newlines so line numbers stay right.  Returns
+ * the offset of an unterminated block comment's opening, or len. */
+static size_t blank_comments(char *s, size_t len)
 {
     bool in_block = false, in_string = false;
+    size_t block_start = len;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
         if (c == '\n') {
@@ -106,6 +130,7 @@ static void blank_comments(char *s, size_t len)
         if (c == '"') {
             in_string = true;
         } else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            block_start = i;
             s[i] = s[i + 1] = ' ';
             i++;
             in_block = true;
@@ -115,6 +140,22 @@ static void blank_comments(char *s, size_t len)
             i--;
         }
     }
+    return in_block ? block_start : len;
+}
+
+/* 1-based line and column of byte offset off in text. */
+static void line_col(const char *text, size_t off, uint32_t *line, int *col)
+{
+    uint32_t l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            l++;
+            start = i + 1;
+        }
+    }
+    *line = l;
+    *col = (int)(off - start) + 1;
 }
 
 static const char *skip_ws(const char *p)
@@ -263,13 +304,17 @@ static unsigned split_args(const char *p, char **args, unsigned max, bool *too_m
 }
 
 static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, int depth);
+static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
 
 static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, uint32_t file, uint32_t line,
                               int col, int depth)
 {
+    if (as->too_long)
+        return DV_OK;
     if (depth >= MAX_MACRO_DEPTH) {
         asm_diag(as, file, line, col, "macro '%s' nested more than %d deep (recursive macro?)", m->name,
                  MAX_MACRO_DEPTH);
+        as->too_long = true; /* stop expanding: the same error would repeat per call */
         return DV_OK;
     }
     char *args[MAX_MACRO_ARGS];
@@ -305,6 +350,8 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
 /* One logical line: a macro call is expanded, anything else is kept. */
 static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, int depth)
 {
+    if (!budget(as, file, line))
+        return DV_OK; /* dropped; the budget error fails the assembly */
     /* Peel leading labels onto lines of their own so "loop: mymacro x1"
      * expands the macro; blanking (not cutting) keeps columns right. */
     char *work = strdup(text);
@@ -408,9 +455,38 @@ void asm_free_macros(asm_state *as)
     as->nmacros = as->cap_macros = 0;
 }
 
+/* The files being read, innermost last, compared by their resolved path. */
+static const char *open_file_cycle(asm_state *as, const char *path)
+{
+    char *real = realpath(path, NULL);
+    const char *hit = NULL;
+    for (int i = 0; real && i < as->nopen; i++)
+        if (strcmp(as->open_real[i], real) == 0)
+            hit = as->open_real[i];
+    free(real);
+    return hit;
+}
+
 dv_status asm_load_source(asm_state *as, const char *name, const char *text, size_t len, int depth)
 {
+    char *real = realpath(name, NULL);
+    if (real && as->nopen < (int)(sizeof as->open_real / sizeof as->open_real[0]))
+        as->open_real[as->nopen++] = real;
+    else
+        free(real), real = NULL;
+    dv_status st = load_source(as, name, text, len, depth);
+    if (real) {
+        as->nopen--;
+        free(real);
+    }
+    return st;
+}
+
+static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth)
+{
     uint32_t file;
+    if (!budget(as, 0, 0))
+        return DV_OK;
     dv_status st = dv_obj_add_file(as->obj, name, &file, NULL);
     if (st != DV_OK)
         return st;
@@ -419,22 +495,29 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
         return DV_ERR_NOMEM;
     memcpy(copy, text, len);
     copy[len] = '\0';
-    blank_comments(copy, len);
-
     /* A NUL byte would cut the line short without a word: report and blank it. */
-    for (size_t i = 0, line = 1; i < len; i++) {
-        if (copy[i] == '\n')
-            line++;
-        else if (copy[i] == '\0') {
-            asm_diag(as, file, (uint32_t)line, 0, "NUL byte in source");
+    for (size_t i = 0; i < len; i++) {
+        if (copy[i] == '\0') {
+            uint32_t l;
+            int c;
+            line_col(copy, i, &l, &c);
+            asm_diag(as, file, l, c, "NUL byte in source");
             copy[i] = ' ';
         }
+    }
+    size_t open = blank_comments(copy, len);
+    if (open < len) {
+        uint32_t l;
+        int c;
+        line_col(text, open, &l, &c);
+        asm_diag(as, file, l, c, "unterminated block comment (no closing */)");
     }
 
     asm_macro *recording = NULL;
     bool in_macro = false;
     const char *macro_name = "?";
     uint32_t macro_line = 0;
+    int macro_col = 1;
     uint32_t lineno = 0;
     char *save = NULL;
     for (char *cur = copy; cur && st == DV_OK; cur = save) {
@@ -444,7 +527,7 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
             *nl = '\0';
         lineno++;
         if (strlen(cur) > MAX_LINE) {
-            asm_diag(as, file, lineno, 0, "line longer than %d characters", MAX_LINE);
+            asm_diag(as, file, lineno, 1, "line longer than %d characters", MAX_LINE);
             continue;
         }
         const char *p = skip_ws(cur);
@@ -465,6 +548,7 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
             st = add_macro(as, rest, file, lineno, col, &recording);
             in_macro = true;
             macro_line = lineno;
+            macro_col = col;
             macro_name = recording ? recording->name : "?";
             continue;
         }
@@ -492,8 +576,12 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
             char *inctext = NULL;
             size_t inclen = 0;
             char *path = incname ? find_include(as, as->obj->files[file], incname, &inctext, &inclen) : NULL;
+            const char *cycle = path ? open_file_cycle(as, path) : NULL;
             if (!incname) {
                 st = DV_ERR_NOMEM;
+            } else if (cycle) {
+                asm_diag(as, file, lineno, col, "include cycle: \"%s\" is already being read (from %s)",
+                         incname, cycle);
             } else if (!path) {
                 asm_diag(as, file, lineno, (int)(q - cur) + 1,
                          "cannot find or read include file \"%s\" (or it is larger than %d MiB)", incname,
@@ -509,7 +597,7 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
         st = expand_line(as, cur, file, lineno, 0);
     }
     if (in_macro)
-        asm_diag(as, file, macro_line, 0, "macro '%s' has no .endm", macro_name);
+        asm_diag(as, file, macro_line, macro_col, "macro '%s' has no .endm", macro_name);
     free(copy);
     return st;
 }

@@ -1,12 +1,12 @@
 /* disasm.c - objdump-like listing of a kernel object that is also valid
  * assembler input (addresses and encodings sit in block comments). */
+#include "dv_disasm.h"
+#include "dv_isa.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "dv_disasm.h"
-#include "dv_isa.h"
 
 typedef struct labels {
     const dv_obj *obj;
@@ -87,8 +87,8 @@ static void list_kernel_header(dv_buf *out, const dv_obj_kernel *k)
 {
     dv_buf_printf(out, "\n.kernel %s, type=%s\n", k->name, dv_core_type_name(k->core));
     for (unsigned a = 0; a < k->nargs; a++)
-        dv_buf_printf(out, ".arg %s, type=%s\t; a%u = x%u\n", k->args[a].name, dv_arg_type_name(k->args[a].type), a,
-                      DV_ARG_REG_BASE + a);
+        dv_buf_printf(out, ".arg %s, type=%s\t; a%u = x%u\n", k->args[a].name,
+                      dv_arg_type_name(k->args[a].type), a, DV_ARG_REG_BASE + a);
 }
 
 dv_status dv_disasm_obj(const dv_obj *obj, const dv_disasm_options *opt, dv_buf *out, dv_error *err)

@@ -13,19 +13,19 @@
 #ifndef DV_ASM_H
 #define DV_ASM_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
 #include "dv_obj.h"
 #include "dv_status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 enum { DV_ASM_MAX_SOURCE = 64 << 20 }; /* bytes per source file */
 
 typedef struct dv_asm_options {
     const char *const *include_dirs; /* searched after the including file's folder */
     size_t ninclude_dirs;
-    unsigned max_errors;             /* 0: default (100) */
-    bool no_includes;                /* reject .include (fuzzing, untrusted input) */
+    unsigned max_errors; /* 0: default (100) */
+    bool no_includes;    /* reject .include (fuzzing, untrusted input) */
 } dv_asm_options;
 
 /* Diagnostics collected by one assembly, one line each. */
@@ -38,8 +38,8 @@ void dv_diags_free(dv_diags *d);
 
 /* Assembles `text` (len bytes, need not be NUL-terminated) named `name` in
  * messages.  On success *out is a new object the caller destroys.  On failure
- * returns DV_ERR_INPUT (assembly errors: all in diags, the first in err) or
- * DV_ERR_MISSING (an .include that cannot be found) or DV_ERR_NOMEM. */
+ * returns DV_ERR_INPUT (assembly errors, including an .include that cannot
+ * be found: all in diags, the first in err) or DV_ERR_NOMEM. */
 dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv_asm_options *opt,
                         dv_obj **out, dv_diags *diags, dv_error *err);
 

@@ -6,15 +6,15 @@
 #ifndef DV_DISASM_H
 #define DV_DISASM_H
 
-#include <stdbool.h>
-
 #include "dv_buf.h"
 #include "dv_obj.h"
 #include "dv_status.h"
 
+#include <stdbool.h>
+
 typedef struct dv_disasm_options {
-    bool raw;         /* show address and encoding of each instruction (default on) */
-    bool source;      /* show the source file:line of each instruction */
+    bool raw;    /* show address and encoding of each instruction (default on) */
+    bool source; /* show the source file:line of each instruction */
 } dv_disasm_options;
 
 /* Appends the listing of obj to out.  An undecodable word is listed as

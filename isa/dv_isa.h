@@ -10,11 +10,11 @@
 #ifndef DV_ISA_H
 #define DV_ISA_H
 
+#include "dv_status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "dv_status.h"
 
 enum { DV_INSN_BYTES = 8, DV_NUM_REGS = 32, DV_MAX_OPERANDS = 10 };
 
@@ -43,21 +43,67 @@ enum { DV_PIPE_COUNT = DV_PIPE_ALL }; /* real queues: S .. FIX */
 
 /* Timing classes: the chip config gives each one its cost. */
 typedef enum dv_tclass {
-    DV_TC_CTRL, DV_TC_ALU, DV_TC_MUL, DV_TC_DIV, DV_TC_SMEM, DV_TC_BRANCH, DV_TC_CSR,
-    DV_TC_DMA, DV_TC_CUBE, DV_TC_FIX,
-    DV_TC_VBIN, DV_TC_VMUL, DV_TC_VDIV, DV_TC_VUN, DV_TC_VEXP, DV_TC_VRED, DV_TC_VCMP,
-    DV_TC_VCONV, DV_TC_MASK, DV_TC_SYNC,
+    DV_TC_CTRL,
+    DV_TC_ALU,
+    DV_TC_MUL,
+    DV_TC_DIV,
+    DV_TC_SMEM,
+    DV_TC_BRANCH,
+    DV_TC_CSR,
+    DV_TC_DMA,
+    DV_TC_CUBE,
+    DV_TC_FIX,
+    DV_TC_VBIN,
+    DV_TC_VMUL,
+    DV_TC_VDIV,
+    DV_TC_VUN,
+    DV_TC_VEXP,
+    DV_TC_VRED,
+    DV_TC_VCMP,
+    DV_TC_VCONV,
+    DV_TC_MASK,
+    DV_TC_SYNC,
     DV_TC_COUNT
 } dv_tclass;
 
 /* Operand formats. */
 typedef enum dv_fmt {
-    DV_FMT_NONE, DV_FMT_R, DV_FMT_I, DV_FMT_LI, DV_FMT_LIH, DV_FMT_LOAD, DV_FMT_STORE,
-    DV_FMT_BRANCH, DV_FMT_JAL, DV_FMT_JALR, DV_FMT_CSRR, DV_FMT_CSRW,
-    DV_FMT_MTE, DV_FMT_ND2NZ, DV_FMT_LOAD2D, DV_FMT_SETFM, DV_FMT_LOAD3D, DV_FMT_MMAD,
-    DV_FMT_FIXP, DV_FMT_L0CUB, DV_FMT_VBIN, DV_FMT_VSCAL, DV_FMT_VUN, DV_FMT_VRED,
-    DV_FMT_VCMP, DV_FMT_VSEL, DV_FMT_VDUP, DV_FMT_VCONV, DV_FMT_VQUANT, DV_FMT_VTRANS,
-    DV_FMT_SETMASK, DV_FMT_MASKMODE, DV_FMT_FLAG, DV_FMT_BARRIER, DV_FMT_CCSET, DV_FMT_CCWAIT,
+    DV_FMT_NONE,
+    DV_FMT_R,
+    DV_FMT_I,
+    DV_FMT_LI,
+    DV_FMT_LIH,
+    DV_FMT_LOAD,
+    DV_FMT_STORE,
+    DV_FMT_BRANCH,
+    DV_FMT_JAL,
+    DV_FMT_JALR,
+    DV_FMT_CSRR,
+    DV_FMT_CSRW,
+    DV_FMT_MTE,
+    DV_FMT_ND2NZ,
+    DV_FMT_LOAD2D,
+    DV_FMT_SETFM,
+    DV_FMT_LOAD3D,
+    DV_FMT_MMAD,
+    DV_FMT_FIXP,
+    DV_FMT_L0CUB,
+    DV_FMT_VBIN,
+    DV_FMT_VSCAL,
+    DV_FMT_VUN,
+    DV_FMT_VRED,
+    DV_FMT_VCMP,
+    DV_FMT_VSEL,
+    DV_FMT_VDUP,
+    DV_FMT_VCONV,
+    DV_FMT_VQUANT,
+    DV_FMT_VTRANS,
+    DV_FMT_SETMASK,
+    DV_FMT_MASKMODE,
+    DV_FMT_FLAG,
+    DV_FMT_BARRIER,
+    DV_FMT_CCSET,
+    DV_FMT_CCWAIT,
     DV_FMT_COUNT
 } dv_fmt;
 
@@ -65,29 +111,69 @@ typedef enum dv_fmt {
  * simulator reads insn->f[DV_F_DTYPE] and so on.  R0..R4 are the register
  * slots (bits 8, 13, 18, 23, 28; five bits each). */
 typedef enum dv_field {
-    DV_F_R0, DV_F_R1, DV_F_R2, DV_F_R3, DV_F_R4,
+    DV_F_R0,
+    DV_F_R1,
+    DV_F_R2,
+    DV_F_R3,
+    DV_F_R4,
     DV_F_IMM,    /* signed 32-bit immediate or memory offset */
     DV_F_UIMM,   /* unsigned 32-bit immediate (lih) */
     DV_F_TARGET, /* PC-relative byte offset of a branch or jump */
     DV_F_CSR,    /* CSR number */
-    DV_F_SPACE, DV_F_DTYPE, DV_F_INIT, DV_F_TRANSPOSE, DV_F_OUT, DV_F_QUANT, DV_F_RELU,
-    DV_F_NZ2ND, DV_F_CMP, DV_F_FROM, DV_F_TO, DV_F_ROUND, DV_F_MASKMODE, DV_F_SRC, DV_F_DST,
-    DV_F_PIPE, DV_F_ID, DV_F_CCMODE,
+    DV_F_SPACE,
+    DV_F_DTYPE,
+    DV_F_INIT,
+    DV_F_TRANSPOSE,
+    DV_F_OUT,
+    DV_F_QUANT,
+    DV_F_RELU,
+    DV_F_NZ2ND,
+    DV_F_CMP,
+    DV_F_FROM,
+    DV_F_TO,
+    DV_F_ROUND,
+    DV_F_MASKMODE,
+    DV_F_SRC,
+    DV_F_DST,
+    DV_F_PIPE,
+    DV_F_ID,
+    DV_F_CCMODE,
     DV_F_COUNT
 } dv_field;
 
 /* Value sets of enumerated fields.  Order is the encoding. */
 typedef enum dv_dtype {
-    DV_DT_F16, DV_DT_BF16, DV_DT_F32, DV_DT_S32, DV_DT_S16, DV_DT_S8, DV_DT_U8, DV_DT_U16,
-    DV_DT_U32, DV_DT_COUNT
+    DV_DT_F16,
+    DV_DT_BF16,
+    DV_DT_F32,
+    DV_DT_S32,
+    DV_DT_S16,
+    DV_DT_S8,
+    DV_DT_U8,
+    DV_DT_U16,
+    DV_DT_U32,
+    DV_DT_COUNT
 } dv_dtype;
 typedef enum dv_space { DV_SPACE_GM, DV_SPACE_UB, DV_SPACE_L1, DV_SPACE_SDATA, DV_SPACE_COUNT } dv_space;
 typedef enum dv_cmp { DV_CMP_LT, DV_CMP_GT, DV_CMP_LE, DV_CMP_GE, DV_CMP_EQ, DV_CMP_NE, DV_CMP_COUNT } dv_cmp;
 typedef enum dv_round {
-    DV_RND_RNE, DV_RND_RZ, DV_RND_RD, DV_RND_RU, DV_RND_RNA, DV_RND_ODD, DV_RND_COUNT
+    DV_RND_RNE,
+    DV_RND_RZ,
+    DV_RND_RD,
+    DV_RND_RU,
+    DV_RND_RNA,
+    DV_RND_ODD,
+    DV_RND_COUNT
 } dv_round;
 typedef enum dv_quant {
-    DV_Q_NONE, DV_Q_F16, DV_Q_BF16, DV_Q_DEQ, DV_Q_VDEQ, DV_Q_REQ, DV_Q_VREQ, DV_Q_COUNT
+    DV_Q_NONE,
+    DV_Q_F16,
+    DV_Q_BF16,
+    DV_Q_DEQ,
+    DV_Q_VDEQ,
+    DV_Q_REQ,
+    DV_Q_VREQ,
+    DV_Q_COUNT
 } dv_quant;
 typedef enum dv_out { DV_OUT_GM, DV_OUT_L1, DV_OUT_COUNT } dv_out;
 typedef enum dv_maskmode { DV_MASK_NORM, DV_MASK_COUNT_MODE, DV_MASKMODE_COUNT } dv_maskmode;
@@ -104,10 +190,10 @@ typedef enum dv_field_kind {
 } dv_field_kind;
 
 typedef struct dv_field_info {
-    const char *key;           /* keyword for keyed fields, else a short name */
+    const char *key; /* keyword for keyed fields, else a short name */
     dv_field_kind kind;
-    const char *const *names;  /* DV_FK_ENUM: value names, index = encoding */
-    unsigned count;            /* DV_FK_ENUM: number of names */
+    const char *const *names; /* DV_FK_ENUM: value names, index = encoding */
+    unsigned count;           /* DV_FK_ENUM: number of names */
     const char *doc;
 } dv_field_info;
 
@@ -115,9 +201,9 @@ typedef struct dv_field_info {
 typedef struct dv_opspec {
     dv_field field;
     uint8_t lo, width;
-    const char *name;   /* shown in docs and usage, e.g. "dst" */
-    bool required;      /* keyed fields: must be given (otherwise default 0) */
-    bool mem_base;      /* this IMM operand is written "imm(reg)" with base in R1 */
+    const char *name; /* shown in docs and usage, e.g. "dst" */
+    bool required;    /* keyed fields: must be given (otherwise default 0) */
+    bool mem_base;    /* this IMM operand is written "imm(reg)" with base in R1 */
 } dv_opspec;
 
 typedef struct dv_format {
@@ -142,18 +228,18 @@ typedef struct dv_insn {
 } dv_insn;
 
 /* ---- tables ---- */
-const dv_insn_info *dv_isa_info(unsigned opcode);         /* NULL if unassigned */
-const dv_insn_info *dv_isa_lookup(const char *mnemonic);  /* NULL if unknown */
+const dv_insn_info *dv_isa_info(unsigned opcode);        /* NULL if unassigned */
+const dv_insn_info *dv_isa_lookup(const char *mnemonic); /* NULL if unknown */
 const dv_insn_info *dv_isa_lookup_n(const char *mnemonic, size_t len);
 size_t dv_isa_count(void);
-const dv_insn_info *dv_isa_at(size_t index);              /* table order */
+const dv_insn_info *dv_isa_at(size_t index); /* table order */
 const dv_format *dv_isa_format(dv_fmt fmt);
 const dv_field_info *dv_isa_field(dv_field field);
-const char *dv_pipe_name(dv_pipe pipe);                   /* "s", "v", ..., "all" */
-const char *dv_pipe_trace_name(dv_pipe pipe);             /* "SCALAR", "VECTOR", ... */
+const char *dv_pipe_name(dv_pipe pipe);       /* "s", "v", ..., "all" */
+const char *dv_pipe_trace_name(dv_pipe pipe); /* "SCALAR", "VECTOR", ... */
 const char *dv_tclass_name(dv_tclass tc);
 const char *dv_dtype_name(dv_dtype dt);
-unsigned dv_dtype_size(dv_dtype dt);                      /* bytes per element */
+unsigned dv_dtype_size(dv_dtype dt); /* bytes per element */
 
 /* The pipe an instruction is queued in (resolves DV_PIPE_DYN from its fields). */
 dv_pipe dv_insn_pipe(const dv_insn *insn);
@@ -221,8 +307,8 @@ static inline uint64_t dv_lfield_get(const dv_lfield *f, uint64_t word)
  * label_of (may be NULL) names branch targets, else they print as absolute
  * addresses.  Returns the length written (truncated to size). */
 typedef const char *(*dv_label_fn)(void *user, uint64_t address);
-size_t dv_isa_format_insn(const dv_insn *insn, uint64_t pc, dv_label_fn label_of, void *user,
-                          char *buf, size_t size);
+size_t dv_isa_format_insn(const dv_insn *insn, uint64_t pc, dv_label_fn label_of, void *user, char *buf,
+                          size_t size);
 
 /* "vadd dst, src0, src1, vrep, dtype=f16|bf16|..." - the operand syntax of an
  * instruction, for usage messages and docs. */

@@ -13,23 +13,23 @@
 #ifndef DV_OBJ_H
 #define DV_OBJ_H
 
+#include "dv_status.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dv_status.h"
-
 enum {
-    DV_ELF_MACHINE = 0x4456,   /* "DV": private e_machine value */
+    DV_ELF_MACHINE = 0x4456, /* "DV": private e_machine value */
     DV_META_VERSION = 1,
-    DV_MAX_KERNEL_ARGS = 16,   /* arguments arrive in registers a0..a15 (x10..x25) */
+    DV_MAX_KERNEL_ARGS = 16, /* arguments arrive in registers a0..a15 (x10..x25) */
     DV_ARG_REG_BASE = 10,
 };
 
 /* Chip family in e_flags: which configs an object was built for. */
 typedef enum dv_chip_family {
     DV_FAMILY_ANY = 0,
-    DV_FAMILY_910 = 1,   /* coupled cores (ascend910, ascend310) */
-    DV_FAMILY_910B = 2,  /* split AIC / AIV cores */
+    DV_FAMILY_910 = 1,  /* coupled cores (ascend910, ascend310) */
+    DV_FAMILY_910B = 2, /* split AIC / AIV cores */
     DV_FAMILY_310 = 3,
     DV_FAMILY_COUNT
 } dv_chip_family;
@@ -57,8 +57,8 @@ typedef struct dv_obj_arg {
 
 typedef struct dv_obj_kernel {
     char *name;
-    uint64_t entry;      /* byte offset in .text */
-    uint64_t size;       /* bytes of .text that belong to the kernel */
+    uint64_t entry; /* byte offset in .text */
+    uint64_t size;  /* bytes of .text that belong to the kernel */
     dv_core_type core;
     unsigned nargs;
     dv_obj_arg args[DV_MAX_KERNEL_ARGS];
@@ -73,7 +73,7 @@ typedef struct dv_obj_line {
 
 typedef struct dv_obj {
     uint8_t *text;
-    size_t text_size;      /* multiple of DV_INSN_BYTES */
+    size_t text_size; /* multiple of DV_INSN_BYTES */
     uint8_t *data;
     size_t data_size;
     dv_chip_family family;
@@ -81,7 +81,7 @@ typedef struct dv_obj {
     size_t nkernels;
     char **files;
     size_t nfiles;
-    dv_obj_line *lines;    /* sorted by pc */
+    dv_obj_line *lines; /* sorted by pc */
     size_t nlines;
 } dv_obj;
 
@@ -92,15 +92,21 @@ void dv_obj_destroy(dv_obj *obj);
 dv_status dv_obj_set_text(dv_obj *obj, const uint8_t *bytes, size_t size, dv_error *err);
 dv_status dv_obj_set_data(dv_obj *obj, const uint8_t *bytes, size_t size, dv_error *err);
 dv_status dv_obj_add_kernel(dv_obj *obj, const dv_obj_kernel *k, dv_error *err); /* copies names */
+/* A path already present returns its existing index. */
 dv_status dv_obj_add_file(dv_obj *obj, const char *path, uint32_t *index, dv_error *err);
-dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col, dv_error *err);
+/* pc a multiple of 8, file in range, line > 0 (else DV_ERR_USAGE); an entry
+ * for the same pc is replaced. */
+dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col,
+                          dv_error *err);
 
 /* Lookups. */
 const dv_obj_kernel *dv_obj_find_kernel(const dv_obj *obj, const char *name);
-const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc); /* NULL if none */
+/* The line entry covering pc: the last entry at or before it (NULL before the
+ * first entry or at/after the end of .text). */
+const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
 
-const char *dv_core_type_name(dv_core_type t);   /* "coupled", "aic", "aiv", "mix" */
-const char *dv_arg_type_name(dv_arg_type t);     /* "ptr", "u64", "s64", "f32" */
+const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */
+const char *dv_arg_type_name(dv_arg_type t);       /* "ptr", "u64", "s64", "f32" */
 const char *dv_chip_family_name(dv_chip_family f); /* "any", "910", "910b", "310" */
 
 /* ELF I/O.  Writers produce identical bytes for identical objects. */

@@ -27,14 +27,12 @@ enum {
     EHDR_SIZE = 64,
     SHDR_SIZE = 64,
     SYM_SIZE = 24,
-    META_HEADER = 16,      /* magic, version, flags, crc, nkernels */
-    KERNEL_FIXED = 24,     /* entry, size, core, nargs */
+    SEC_HEADER = 16,               /* .dv.meta and .dv.lines: magic, version, flags, 2 x u32 */
+    KERNEL_FIXED = 24,             /* entry, size, core, nargs */
     KERNEL_MIN = KERNEL_FIXED + 2, /* plus the shortest name: one byte and NUL */
-    ARG_MIN = 4 + 2,       /* type and the shortest name */
-    LINES_HEADER = 16,     /* magic, version, flags, nfiles, nlines */
-    LINE_SIZE = 20,        /* pc, file, line, col */
-    FILE_MIN = 2,          /* the shortest path: one byte and NUL */
-    SHOW_MAX = 48,         /* characters of a name quoted in a message */
+    LINE_SIZE = 20,                /* pc, file, line, col */
+    FILE_MIN = 2,                  /* the shortest path: one byte and NUL */
+    SHOW_MAX = 48,                 /* characters of a name quoted in a message */
 };
 
 static uint16_t rd16(const uint8_t *p)
@@ -88,7 +86,7 @@ static const char *show(const char *s, char out[SHOW_MAX])
 
 typedef struct shdr {
     uint32_t name, type, link, info;
-    uint64_t flags, offset, size, entsize;
+    uint64_t offset, size, entsize;
     const char *sname; /* NULL until the name is validated */
 } shdr;
 
@@ -102,9 +100,10 @@ typedef struct reader {
     dv_error *err;
 } reader;
 
-static const char *sec_name(const reader *r, unsigned i)
+/* A section's name, escaped for a message (valid after load_sections). */
+static const char *sec_name(const reader *r, unsigned i, char out[SHOW_MAX])
 {
-    return r->sh[i].sname ? r->sh[i].sname : "?";
+    return show(r->sh[i].sname, out);
 }
 
 static dv_status check_header(reader *r)
@@ -159,7 +158,6 @@ static dv_status load_sections(reader *r)
         shdr *s = &r->sh[i];
         s->name = rd32(p);
         s->type = rd32(p + 4);
-        s->flags = rd64(p + 8);
         s->offset = rd64(p + 24);
         s->size = rd64(p + 32);
         s->link = rd32(p + 40);
@@ -167,26 +165,29 @@ static dv_status load_sections(reader *r)
         s->entsize = rd64(p + 56);
     }
 
-    /* The name table first: every other check wants to print names. */
+    /* The name table first, so that every later message can name sections. */
     const shdr *ss = &r->sh[shstrndx];
     if (ss->type != SHT_STRTAB)
         return bad(r->err, "section %u (e_shstrndx) has type %u, not SHT_STRTAB", shstrndx, ss->type);
-    for (unsigned i = 0; i < shnum; i++) {
-        shdr *s = &r->sh[i];
-        if (s->type == SHT_NOBITS)
-            continue;
-        if (s->offset > r->size || s->size > r->size - s->offset)
-            return bad(r->err, "section %u extends past end of file (offset %llu + size %llu > %zu)", i,
-                       (unsigned long long)s->offset, (unsigned long long)s->size, r->size);
-    }
+    if (ss->offset > r->size || ss->size > r->size - ss->offset)
+        return bad(
+            r->err,
+            "section %u (section name string table) extends past end of file (offset %llu + size %llu > %zu)",
+            shstrndx, (unsigned long long)ss->offset, (unsigned long long)ss->size, r->size);
     const char *names = (const char *)b + ss->offset;
     if (ss->size == 0 || names[ss->size - 1] != '\0')
         return bad(r->err, "section %u (section name string table) is not NUL-terminated", shstrndx);
+    char n1[SHOW_MAX];
     for (unsigned i = 0; i < shnum; i++) {
-        if (r->sh[i].name >= ss->size)
+        shdr *s = &r->sh[i];
+        if (s->name >= ss->size)
             return bad(r->err, "section %u: name offset %u is outside the section name table (size %llu)", i,
-                       r->sh[i].name, (unsigned long long)ss->size);
-        r->sh[i].sname = names + r->sh[i].name; /* terminated: the table ends in NUL */
+                       s->name, (unsigned long long)ss->size);
+        s->sname = names + s->name; /* terminated: the table ends in NUL */
+        if (s->type != SHT_NOBITS && (s->offset > r->size || s->size > r->size - s->offset))
+            return bad(r->err, "section %u (%s) extends past end of file (offset %llu + size %llu > %zu)", i,
+                       show(s->sname, n1), (unsigned long long)s->offset, (unsigned long long)s->size,
+                       r->size);
     }
     return DV_OK;
 }
@@ -199,8 +200,10 @@ static dv_status find_sections(reader *r)
         uint32_t type;
         size_t field;
     } want[] = {
-        {".text", SHT_PROGBITS, offsetof(reader, text)},       {".data", SHT_PROGBITS, offsetof(reader, data)},
-        {".symtab", SHT_SYMTAB, offsetof(reader, symtab)},     {".dv.meta", SHT_PROGBITS, offsetof(reader, meta)},
+        {".text", SHT_PROGBITS, offsetof(reader, text)},
+        {".data", SHT_PROGBITS, offsetof(reader, data)},
+        {".symtab", SHT_SYMTAB, offsetof(reader, symtab)},
+        {".dv.meta", SHT_PROGBITS, offsetof(reader, meta)},
         {".dv.lines", SHT_PROGBITS, offsetof(reader, lines)},
     };
     for (unsigned i = 1; i < r->shnum; i++) {
@@ -233,24 +236,25 @@ static dv_status check_symtab(reader *r)
         return DV_OK; /* optional: the loader itself uses .dv.meta */
     const shdr *st = &r->sh[r->symtab];
     unsigned si = r->symtab;
+    char n1[SHOW_MAX], n2[SHOW_MAX];
     if (st->entsize != SYM_SIZE)
-        return bad(r->err, "section %u (.symtab) entry size %llu is not %d", si, (unsigned long long)st->entsize,
-                   SYM_SIZE);
+        return bad(r->err, "section %u (.symtab) entry size %llu is not %d", si,
+                   (unsigned long long)st->entsize, SYM_SIZE);
     if (st->size % SYM_SIZE != 0)
         return bad(r->err, "section %u (.symtab) size %llu is not a multiple of %d", si,
                    (unsigned long long)st->size, SYM_SIZE);
     if (st->link == 0 || st->link >= r->shnum || r->sh[st->link].type != SHT_STRTAB)
-        return bad(r->err, "section %u (.symtab) links to section %u, which is not a string table", si, st->link);
+        return bad(r->err, "section %u (.symtab) links to section %u, which is not a string table", si,
+                   st->link);
     const shdr *ss = &r->sh[st->link];
     const char *strs = (const char *)r->buf + ss->offset;
     if (ss->size == 0 || strs[ss->size - 1] != '\0')
-        return bad(r->err, "section %u (%s) is not NUL-terminated", st->link, sec_name(r, st->link));
+        return bad(r->err, "section %u (%s) is not NUL-terminated", st->link, sec_name(r, st->link, n1));
     uint64_t nsyms = st->size / SYM_SIZE;
     if (st->info > nsyms)
         return bad(r->err, "section %u (.symtab) sh_info %u exceeds its %llu symbols", si, st->info,
                    (unsigned long long)nsyms);
     uint64_t tsize = r->sh[r->text].size;
-    char n1[SHOW_MAX];
     for (uint64_t i = 0; i < nsyms; i++) {
         const uint8_t *p = r->buf + st->offset + i * SYM_SIZE;
         uint32_t name = rd32(p);
@@ -258,10 +262,11 @@ static dv_status check_symtab(reader *r)
         uint64_t value = rd64(p + 8), size = rd64(p + 16);
         if (name >= ss->size)
             return bad(r->err, ".symtab: symbol %llu name offset %u is outside %s (size %llu)",
-                       (unsigned long long)i, name, sec_name(r, st->link), (unsigned long long)ss->size);
+                       (unsigned long long)i, name, sec_name(r, st->link, n2), (unsigned long long)ss->size);
         const char *sname = show(strs + name, n1);
         if (type == STT_FUNC && shndx != r->text)
-            return bad(r->err, ".symtab: kernel symbol '%s' is not defined in .text (st_shndx %u, .text is %u)",
+            return bad(r->err,
+                       ".symtab: kernel symbol '%s' is not defined in .text (st_shndx %u, .text is %u)",
                        sname, shndx, r->text);
         if (shndx == r->text && (value > tsize || size > tsize - value))
             return bad(r->err, ".symtab: symbol '%s' (value %llu, size %llu) lies outside .text (size %llu)",
@@ -315,19 +320,22 @@ static cursor section_cursor(const reader *r, unsigned i)
     return (cursor){r->buf + r->sh[i].offset, (size_t)r->sh[i].size, 0};
 }
 
-/* Magic, version and reserved flags common to .dv.meta and .dv.lines. */
-static dv_status check_magic(reader *r, cursor *c, const char *sec, const char *magic)
+/* The 16-byte header .dv.meta and .dv.lines share: magic, version, reserved
+ * flags, then two u32 fields that *h points at on success. */
+static dv_status read_header(reader *r, cursor *c, const char *sec, const char *magic, const uint8_t **h)
 {
-    const uint8_t *h = take(c, 8);
-    if (!h)
-        return bad(r->err, "%s: section is %zu bytes, too short for its header", sec, c->len);
-    if (memcmp(h, magic, 4) != 0)
+    *h = take(c, SEC_HEADER);
+    if (!*h)
+        return bad(r->err, "%s: section is %zu bytes, too short for its %d-byte header", sec, c->len,
+                   SEC_HEADER);
+    if (memcmp(*h, magic, 4) != 0)
         return bad(r->err, "%s: bad magic (expected \"%s\")", sec, magic);
-    if (rd16(h + 4) != DV_META_VERSION)
+    if (rd16(*h + 4) != DV_META_VERSION)
         return bad(r->err, "%s: format version %u is not supported (this dvsim reads version %d)", sec,
-                   rd16(h + 4), DV_META_VERSION);
-    if (rd16(h + 6) != 0)
-        return bad(r->err, "%s: reserved flags 0x%x are not zero", sec, rd16(h + 6));
+                   rd16(*h + 4), DV_META_VERSION);
+    if (rd16(*h + 6) != 0)
+        return bad(r->err, "%s: reserved flags 0x%x are not zero", sec, rd16(*h + 6));
+    *h += 8;
     return DV_OK;
 }
 
@@ -387,19 +395,19 @@ static dv_status read_args(reader *r, cursor *c, dv_obj_kernel *k, size_t ki)
 static dv_status read_meta(reader *r, dv_obj *obj)
 {
     cursor c = section_cursor(r, r->meta);
-    dv_status st = check_magic(r, &c, ".dv.meta", "DVMT");
+    const uint8_t *h;
+    dv_status st = read_header(r, &c, ".dv.meta", "DVMT", &h);
     if (st != DV_OK)
         return st;
-    const uint8_t *h = take(&c, META_HEADER - 8);
-    if (!h)
-        return bad(r->err, ".dv.meta: section is %zu bytes, too short for its %d-byte header", c.len, META_HEADER);
     uint32_t want = rd32(h), nk = rd32(h + 4);
     uint32_t got = (uint32_t)crc32_z(crc32_z(0, Z_NULL, 0), obj->text, obj->text_size);
     if (got != want)
-        return bad(r->err, ".dv.meta: CRC32 of .text is 0x%08x, expected 0x%08x (.text does not match its metadata)",
+        return bad(r->err,
+                   ".dv.meta: CRC32 of .text is 0x%08x, expected 0x%08x (.text does not match its metadata)",
                    got, want);
     if (nk > left(&c) / KERNEL_MIN)
-        return bad(r->err, ".dv.meta: %u kernels cannot fit in the %zu bytes left in the section", nk, left(&c));
+        return bad(r->err, ".dv.meta: %u kernels cannot fit in the %zu bytes left in the section", nk,
+                   left(&c));
     if (nk && !(obj->kernels = calloc(nk, sizeof *obj->kernels)))
         return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %u kernels", nk);
     char n1[SHOW_MAX];
@@ -419,16 +427,18 @@ static dv_status read_meta(reader *r, dv_obj *obj)
         uint32_t core = rd32(p + 16), nargs = rd32(p + 20);
         const char *kn = show(k->name, n1);
         if (core >= DV_CORE_TYPE_COUNT)
-            return bad(r->err, ".dv.meta: kernel '%s' has core type %u (0 to %d)", kn, core, DV_CORE_TYPE_COUNT - 1);
+            return bad(r->err, ".dv.meta: kernel '%s' has core type %u (0 to %d)", kn, core,
+                       DV_CORE_TYPE_COUNT - 1);
         k->core = (dv_core_type)core;
         if (k->entry >= obj->text_size || k->size > obj->text_size - k->entry)
-            return bad(r->err, ".dv.meta: kernel '%s' (entry %llu, size %llu) lies outside .text (size %zu)", kn,
-                       (unsigned long long)k->entry, (unsigned long long)k->size, obj->text_size);
+            return bad(r->err, ".dv.meta: kernel '%s' (entry %llu, size %llu) lies outside .text (size %zu)",
+                       kn, (unsigned long long)k->entry, (unsigned long long)k->size, obj->text_size);
         if (k->entry % DV_INSN_BYTES != 0)
             return bad(r->err, ".dv.meta: kernel '%s' entry %llu is not a multiple of %d", kn,
                        (unsigned long long)k->entry, DV_INSN_BYTES);
         if (nargs > DV_MAX_KERNEL_ARGS)
-            return bad(r->err, ".dv.meta: kernel '%s' has %u arguments, at most %d", kn, nargs, DV_MAX_KERNEL_ARGS);
+            return bad(r->err, ".dv.meta: kernel '%s' has %u arguments, at most %d", kn, nargs,
+                       DV_MAX_KERNEL_ARGS);
         k->nargs = nargs;
         if ((st = read_args(r, &c, k, i)) != DV_OK)
             return st;
@@ -443,13 +453,10 @@ static dv_status read_lines(reader *r, dv_obj *obj)
     if (!r->lines)
         return DV_OK; /* optional: objects without debug information */
     cursor c = section_cursor(r, r->lines);
-    dv_status st = check_magic(r, &c, ".dv.lines", "DVLN");
+    const uint8_t *h;
+    dv_status st = read_header(r, &c, ".dv.lines", "DVLN", &h);
     if (st != DV_OK)
         return st;
-    const uint8_t *h = take(&c, LINES_HEADER - 8);
-    if (!h)
-        return bad(r->err, ".dv.lines: section is %zu bytes, too short for its %d-byte header", c.len,
-                   LINES_HEADER);
     uint32_t nf = rd32(h), nl = rd32(h + 4);
     if (nf > left(&c) / FILE_MIN)
         return bad(r->err, ".dv.lines: %u file names cannot fit in the %zu bytes left in the section", nf,
@@ -470,7 +477,8 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         return bad(r->err, ".dv.lines: %u entries need %llu bytes but only %zu are left in the section", nl,
                    (unsigned long long)nl * LINE_SIZE, left(&c));
     if (left(&c) != (size_t)nl * LINE_SIZE)
-        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry", left(&c) - (size_t)nl * LINE_SIZE);
+        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry",
+                   left(&c) - (size_t)nl * LINE_SIZE);
     if (nl && !(obj->lines = malloc((size_t)nl * sizeof *obj->lines)))
         return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %u line entries", nl);
     for (uint32_t i = 0; i < nl; i++) {
@@ -481,10 +489,13 @@ static dv_status read_lines(reader *r, dv_obj *obj)
             return bad(r->err, ".dv.lines: entry %u has pc %llu, not an instruction in .text (size %zu)", i,
                        (unsigned long long)l->pc, obj->text_size);
         if (i > 0 && l->pc <= obj->lines[i - 1].pc)
-            return bad(r->err, ".dv.lines: entry %u (pc %llu) is not after entry %u (pc %llu); entries must be "
-                       "sorted by pc", i, (unsigned long long)l->pc, i - 1, (unsigned long long)obj->lines[i - 1].pc);
+            return bad(r->err,
+                       ".dv.lines: entry %u (pc %llu) is not after entry %u (pc %llu); entries must be "
+                       "sorted by pc",
+                       i, (unsigned long long)l->pc, i - 1, (unsigned long long)obj->lines[i - 1].pc);
         if (l->file >= nf)
-            return bad(r->err, ".dv.lines: entry %u has file index %u, but there are %u files", i, l->file, nf);
+            return bad(r->err, ".dv.lines: entry %u has file index %u, but there are %u files", i, l->file,
+                       nf);
         if (l->line == 0)
             return bad(r->err, ".dv.lines: entry %u has line 0 (lines start at 1)", i);
         obj->nlines = i + 1;
@@ -495,10 +506,11 @@ static dv_status read_lines(reader *r, dv_obj *obj)
 static dv_status copy_section(const reader *r, unsigned i, uint8_t **dst, size_t *dst_size)
 {
     size_t n = (size_t)r->sh[i].size;
+    char n1[SHOW_MAX];
     if (n == 0)
         return DV_OK;
     if (!(*dst = malloc(n)))
-        return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %zu bytes of %s", n, sec_name(r, i));
+        return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %zu bytes of %s", n, sec_name(r, i, n1));
     memcpy(*dst, r->buf + r->sh[i].offset, n);
     *dst_size = n;
     return DV_OK;
@@ -507,8 +519,8 @@ static dv_status copy_section(const reader *r, unsigned i, uint8_t **dst, size_t
 static dv_status read_obj(reader *r, dv_obj *obj)
 {
     dv_status st;
-    if ((st = check_header(r)) != DV_OK || (st = load_sections(r)) != DV_OK || (st = find_sections(r)) != DV_OK ||
-        (st = check_symtab(r)) != DV_OK)
+    if ((st = check_header(r)) != DV_OK || (st = load_sections(r)) != DV_OK ||
+        (st = find_sections(r)) != DV_OK || (st = check_symtab(r)) != DV_OK)
         return st;
     obj->family = (dv_chip_family)rd32(r->buf + 48);
     if ((st = copy_section(r, r->text, &obj->text, &obj->text_size)) != DV_OK)
@@ -539,8 +551,7 @@ dv_status dv_obj_read_elf(const uint8_t *buf, size_t size, dv_obj **out, dv_erro
     return DV_OK;
 }
 
-/* Reads a whole file; the size from fstat is only a first guess, since the
- * file may change or not be a regular file at all. */
+/* Reads until end of file, so pipes and devices work as well as files. */
 static dv_status read_file(int fd, uint8_t **buf, size_t *size, dv_error *err)
 {
     size_t cap = 64 * 1024, len = 0;
@@ -590,7 +601,7 @@ dv_status dv_obj_load(const char *path, dv_obj **out, dv_error *err)
         st = dv_obj_read_elf(buf, size, out, err);
         free(buf);
     }
-    if (st != DV_OK && st != DV_ERR_MISSING)
+    if (st != DV_OK)
         dv_error_prefix(err, "%s", path);
     return st;
 }

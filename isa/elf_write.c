@@ -24,9 +24,9 @@
 #include <zlib.h>
 
 enum {
-    META_FLAGS = 0,   /* reserved, must be zero in version 1 */
+    META_FLAGS = 0, /* reserved, must be zero in version 1 */
     LINES_FLAGS = 0,
-    MAX_SECTIONS = 9, /* null .text .data .symtab .strtab .dv.meta .dv.lines .shstrtab */
+    MAX_SECTIONS = 8, /* null .text .data .symtab .strtab .dv.meta .dv.lines .shstrtab */
 };
 
 static void put_u16(dv_buf *b, uint16_t v)
@@ -65,7 +65,8 @@ static dv_status check_encodable(const dv_obj *obj, dv_error *err)
     if ((obj->text_size && !obj->text) || (obj->data_size && !obj->data))
         return dv_error_set(err, DV_ERR_USAGE, "cannot write object: section size set but no bytes");
     if (obj->nkernels > UINT32_MAX || obj->nfiles > UINT32_MAX || obj->nlines > UINT32_MAX)
-        return dv_error_set(err, DV_ERR_USAGE, "cannot write object: more than 2^32-1 kernels, files or lines");
+        return dv_error_set(err, DV_ERR_USAGE,
+                            "cannot write object: more than 2^32-1 kernels, files or lines");
     if ((obj->nkernels && !obj->kernels) || (obj->nfiles && !obj->files) || (obj->nlines && !obj->lines))
         return dv_error_set(err, DV_ERR_USAGE, "cannot write object: count set but array is NULL");
     for (size_t i = 0; i < obj->nkernels; i++) {
@@ -73,12 +74,13 @@ static dv_status check_encodable(const dv_obj *obj, dv_error *err)
         if (!k->name)
             return dv_error_set(err, DV_ERR_USAGE, "cannot write object: kernel %zu has no name", i);
         if (k->nargs > DV_MAX_KERNEL_ARGS)
-            return dv_error_set(err, DV_ERR_USAGE, "cannot write object: kernel '%s' has %u arguments, at most %d",
-                                k->name, k->nargs, DV_MAX_KERNEL_ARGS);
+            return dv_error_set(err, DV_ERR_USAGE,
+                                "cannot write object: kernel '%s' has %u arguments, at most %d", k->name,
+                                k->nargs, DV_MAX_KERNEL_ARGS);
         for (unsigned a = 0; a < k->nargs; a++)
             if (!k->args[a].name)
-                return dv_error_set(err, DV_ERR_USAGE, "cannot write object: kernel '%s' argument %u has no name",
-                                    k->name, a);
+                return dv_error_set(err, DV_ERR_USAGE,
+                                    "cannot write object: kernel '%s' argument %u has no name", k->name, a);
     }
     for (size_t i = 0; i < obj->nfiles; i++)
         if (!obj->files[i])
@@ -147,6 +149,22 @@ typedef struct out_parts {
     Elf64_Sym *syms;
     size_t nsyms;
 } out_parts;
+
+/* Appends a section with the defaults most of ours share (8-byte aligned
+ * bytes); the caller adjusts the rest. */
+static out_section *add_section(out_section *sec, size_t *n, const char *name, uint32_t type, uint64_t flags,
+                                const void *bytes, size_t size)
+{
+    out_section *s = &sec[(*n)++];
+    *s = (out_section){.name = name,
+                       .type = type,
+                       .flags = flags,
+                       .align = 8,
+                       .bytes = bytes,
+                       .size = size,
+                       .dtype = ELF_T_BYTE};
+    return s;
+}
 
 static void free_parts(out_parts *p)
 {
@@ -253,23 +271,19 @@ static dv_status write_fd(const dv_obj *obj, int fd, dv_error *err)
         put_str(&p.strtab, k->name);
     }
 
-    size_t text = n++;
-    sec[text] = (out_section){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 8, 0, 0, 0,
-                              obj->text, obj->text_size, ELF_T_BYTE, 0};
+    add_section(sec, &n, ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, obj->text, obj->text_size);
     if (obj->data_size > 0)
-        sec[n++] = (out_section){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8, 0, 0, 0,
-                                 obj->data, obj->data_size, ELF_T_BYTE, 0};
-    size_t symtab = n++;
-    size_t strtab = n++;
-    sec[symtab] = (out_section){".symtab", SHT_SYMTAB, 0, 8, sizeof(Elf64_Sym), (uint32_t)strtab, 1,
-                                p.syms, p.nsyms * sizeof(Elf64_Sym), ELF_T_SYM, 0};
-    sec[strtab] = (out_section){".strtab", SHT_STRTAB, 0, 1, 0, 0, 0, p.strtab.data, p.strtab.len,
-                                ELF_T_BYTE, 0};
-    sec[n++] = (out_section){".dv.meta", SHT_PROGBITS, 0, 8, 0, 0, 0, p.meta.data, p.meta.len,
-                             ELF_T_BYTE, 0};
-    sec[n++] = (out_section){".dv.lines", SHT_PROGBITS, 0, 8, 0, 0, 0, p.lines.data, p.lines.len,
-                             ELF_T_BYTE, 0};
-    sec[n++] = (out_section){".shstrtab", SHT_STRTAB, 0, 1, 0, 0, 0, NULL, 0, ELF_T_BYTE, 0};
+        add_section(sec, &n, ".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, obj->data, obj->data_size);
+    out_section *symtab = add_section(sec, &n, ".symtab", SHT_SYMTAB, 0, p.syms, p.nsyms * sizeof *p.syms);
+    symtab->entsize = sizeof *p.syms;
+    symtab->link = (uint32_t)n; /* .strtab comes next */
+    symtab->info = 1;           /* index of the first non-local symbol */
+    symtab->dtype = ELF_T_SYM;  /* libelf converts to the file's byte order */
+    add_section(sec, &n, ".strtab", SHT_STRTAB, 0, p.strtab.data, p.strtab.len)->align = 1;
+    add_section(sec, &n, ".dv.meta", SHT_PROGBITS, 0, p.meta.data, p.meta.len);
+    add_section(sec, &n, ".dv.lines", SHT_PROGBITS, 0, p.lines.data, p.lines.len);
+    out_section *shstrtab = add_section(sec, &n, ".shstrtab", SHT_STRTAB, 0, NULL, 0);
+    shstrtab->align = 1;
 
     dv_buf_append(&p.shstrtab, "", 1);
     for (size_t i = 1; i < n; i++) {
@@ -277,8 +291,8 @@ static dv_status write_fd(const dv_obj *obj, int fd, dv_error *err)
         put_str(&p.shstrtab, sec[i].name);
     }
     /* .shstrtab's bytes are final only once every name is in. */
-    sec[n - 1].bytes = p.shstrtab.data;
-    sec[n - 1].size = p.shstrtab.len;
+    shstrtab->bytes = p.shstrtab.data;
+    shstrtab->size = p.shstrtab.len;
     if (p.meta.oom || p.lines.oom || p.strtab.oom || p.shstrtab.oom) {
         st = dv_error_set(err, DV_ERR_NOMEM, "out of memory encoding the object");
         goto out;

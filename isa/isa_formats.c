@@ -21,7 +21,8 @@ static const dv_field_info fields[DV_F_COUNT] = {
     [DV_F_R4] = {"r4", DV_FK_REG, NULL, 0, "register"},
     [DV_F_IMM] = {"imm", DV_FK_SIMM, NULL, 0, "signed 32-bit immediate"},
     [DV_F_UIMM] = {"imm", DV_FK_UIMM, NULL, 0, "unsigned 32-bit immediate"},
-    [DV_F_TARGET] = {"target", DV_FK_TARGET, NULL, 0, "label; encoded as a signed 32-bit PC-relative byte offset"},
+    [DV_F_TARGET] = {"target", DV_FK_TARGET, NULL, 0,
+                     "label; encoded as a signed 32-bit PC-relative byte offset"},
     [DV_F_CSR] = {"csr", DV_FK_CSR, NULL, 0, "CSR name or number (12 bits)"},
     [DV_F_SPACE] = {"space", DV_FK_ENUM, ENUM(space_names), "address space of a scalar access"},
     [DV_F_DTYPE] = {"dtype", DV_FK_ENUM, ENUM(dtype_names), "element type"},
@@ -34,7 +35,8 @@ static const dv_field_info fields[DV_F_COUNT] = {
     [DV_F_CMP] = {"cmp", DV_FK_ENUM, ENUM(cmp_names), "comparison"},
     [DV_F_FROM] = {"from", DV_FK_ENUM, ENUM(dtype_names), "source element type"},
     [DV_F_TO] = {"to", DV_FK_ENUM, ENUM(dtype_names), "destination element type"},
-    [DV_F_ROUND] = {"round", DV_FK_ENUM, ENUM(round_names), "rounding: nearest-even, toward zero, down, up, nearest-away, odd"},
+    [DV_F_ROUND] = {"round", DV_FK_ENUM, ENUM(round_names),
+                    "rounding: nearest-even, toward zero, down, up, nearest-away, odd"},
     [DV_F_MASKMODE] = {"mode", DV_FK_ENUM, ENUM(maskmode_names), "mask mode"},
     [DV_F_SRC] = {"src", DV_FK_ENUM, ENUM(pipe_names), "source pipe"},
     [DV_F_DST] = {"dst", DV_FK_ENUM, ENUM(pipe_names), "destination pipe"},
@@ -44,11 +46,26 @@ static const dv_field_info fields[DV_F_COUNT] = {
 };
 
 /* Register slots and common fields. */
-#define R(slot, nm) {DV_F_R##slot, (uint8_t)(8 + 5 * (slot)), 5, nm, true, false}
-#define IMM32(nm) {DV_F_IMM, 32, 32, nm, true, false}
-#define MEM {DV_F_IMM, 32, 32, "offset(base)", true, true}
-#define KEY(f, lo, w) {DV_F_##f, lo, w, NULL, false, false}
-#define KEYREQ(f, lo, w) {DV_F_##f, lo, w, NULL, true, false}
+#define R(slot, nm)                                                                                          \
+    {                                                                                                        \
+        DV_F_R##slot, (uint8_t)(8 + 5 * (slot)), 5, nm, true, false                                          \
+    }
+#define IMM32(nm)                                                                                            \
+    {                                                                                                        \
+        DV_F_IMM, 32, 32, nm, true, false                                                                    \
+    }
+#define MEM                                                                                                  \
+    {                                                                                                        \
+        DV_F_IMM, 32, 32, "offset(base)", true, true                                                         \
+    }
+#define KEY(f, lo, w)                                                                                        \
+    {                                                                                                        \
+        DV_F_##f, lo, w, NULL, false, false                                                                  \
+    }
+#define KEYREQ(f, lo, w)                                                                                     \
+    {                                                                                                        \
+        DV_F_##f, lo, w, NULL, true, false                                                                   \
+    }
 /* Keyed tensor fields start at bit 33, above the five register slots. */
 #define DTYPE KEY(DTYPE, 33, 4)
 
@@ -72,21 +89,31 @@ static const dv_format formats[DV_FMT_COUNT] = {
     [DV_FMT_SETFM] = {"setfm", 1, {R(0, "fmatrix")}},
     [DV_FMT_LOAD3D] = {"load3d", 5, {R(0, "dst"), R(1, "src"), R(2, "img2col"), R(3, "img2colpos"), DTYPE}},
     [DV_FMT_MMAD] = {"mmad", 6, {R(0, "c"), R(1, "a"), R(2, "b"), R(3, "mmad"), DTYPE, KEY(INIT, 37, 1)}},
-    [DV_FMT_FIXP] = {"fixp", 8, {R(0, "dst"), R(1, "src"), R(2, "fixp"), R(3, "q"), KEY(OUT, 33, 1),
-                                 KEY(QUANT, 34, 3), KEY(RELU, 37, 1), KEY(NZ2ND, 38, 1)}},
-    [DV_FMT_L0CUB] = {"l0cub", 6, {R(0, "dst"), R(1, "src"), R(2, "burst"), R(3, "q"), KEY(QUANT, 34, 3),
-                                   KEY(RELU, 37, 1)}},
+    [DV_FMT_FIXP] = {"fixp",
+                     8,
+                     {R(0, "dst"), R(1, "src"), R(2, "fixp"), R(3, "q"), KEY(OUT, 33, 1), KEY(QUANT, 34, 3),
+                      KEY(RELU, 37, 1), KEY(NZ2ND, 38, 1)}},
+    [DV_FMT_L0CUB] = {"l0cub",
+                      6,
+                      {R(0, "dst"), R(1, "src"), R(2, "burst"), R(3, "q"), KEY(QUANT, 34, 3),
+                       KEY(RELU, 37, 1)}},
     [DV_FMT_VBIN] = {"vbin", 5, {R(0, "dst"), R(1, "src0"), R(2, "src1"), R(3, "vrep"), DTYPE}},
     [DV_FMT_VSCAL] = {"vscal", 5, {R(0, "dst"), R(1, "src"), R(2, "scalar"), R(3, "vrep"), DTYPE}},
     [DV_FMT_VUN] = {"vun", 4, {R(0, "dst"), R(1, "src"), R(2, "vrep"), DTYPE}},
     [DV_FMT_VRED] = {"vred", 4, {R(0, "dst"), R(1, "src"), R(2, "vrep"), DTYPE}},
-    [DV_FMT_VCMP] = {"vcmp", 6, {R(0, "dst"), R(1, "src0"), R(2, "src1"), R(3, "vrep"), DTYPE, KEYREQ(CMP, 37, 3)}},
+    [DV_FMT_VCMP] = {"vcmp",
+                     6,
+                     {R(0, "dst"), R(1, "src0"), R(2, "src1"), R(3, "vrep"), DTYPE, KEYREQ(CMP, 37, 3)}},
     [DV_FMT_VSEL] = {"vsel", 6, {R(0, "dst"), R(1, "src0"), R(2, "src1"), R(3, "vrep"), R(4, "sel"), DTYPE}},
     [DV_FMT_VDUP] = {"vdup", 4, {R(0, "dst"), R(1, "scalar"), R(2, "vrep"), DTYPE}},
-    [DV_FMT_VCONV] = {"vconv", 6, {R(0, "dst"), R(1, "src"), R(2, "vrep"), KEYREQ(FROM, 33, 4), KEYREQ(TO, 37, 4),
-                                   KEY(ROUND, 41, 3)}},
-    [DV_FMT_VQUANT] = {"vquant", 7, {R(0, "dst"), R(1, "src"), R(2, "scale"), R(3, "vrep"), KEYREQ(FROM, 33, 4),
-                                     KEYREQ(TO, 37, 4), KEY(ROUND, 41, 3)}},
+    [DV_FMT_VCONV] = {"vconv",
+                      6,
+                      {R(0, "dst"), R(1, "src"), R(2, "vrep"), KEYREQ(FROM, 33, 4), KEYREQ(TO, 37, 4),
+                       KEY(ROUND, 41, 3)}},
+    [DV_FMT_VQUANT] = {"vquant",
+                       7,
+                       {R(0, "dst"), R(1, "src"), R(2, "scale"), R(3, "vrep"), KEYREQ(FROM, 33, 4),
+                        KEYREQ(TO, 37, 4), KEY(ROUND, 41, 3)}},
     [DV_FMT_VTRANS] = {"vtrans", 3, {R(0, "dst"), R(1, "src"), DTYPE}},
     [DV_FMT_SETMASK] = {"setmask", 2, {R(0, "hi"), R(1, "lo")}},
     [DV_FMT_MASKMODE] = {"maskmode", 1, {KEYREQ(MASKMODE, 33, 1)}},
@@ -130,8 +157,8 @@ unsigned dv_dtype_size(dv_dtype dt)
 
 const char *dv_tclass_name(dv_tclass tc)
 {
-    static const char *const names[DV_TC_COUNT] = {
-        "ctrl", "alu", "mul", "div", "smem", "branch", "csr", "dma", "cube", "fix",
-        "vbin", "vmul", "vdiv", "vun", "vexp", "vred", "vcmp", "vconv", "mask", "sync"};
+    static const char *const names[DV_TC_COUNT] = {"ctrl", "alu",  "mul",  "div",   "smem", "branch", "csr",
+                                                   "dma",  "cube", "fix",  "vbin",  "vmul", "vdiv",   "vun",
+                                                   "vexp", "vred", "vcmp", "vconv", "mask", "sync"};
     return (unsigned)tc < DV_TC_COUNT ? names[tc] : "?";
 }

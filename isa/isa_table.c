@@ -1,11 +1,12 @@
 /* isa_table.c - the instruction, CSR and layout tables, and the encoder and
  * decoder that every other part of dvsim goes through. */
-#include <string.h>
-
 #include "dv_isa.h"
 
+#include <string.h>
+
 static const dv_insn_info insns[] = {
-#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, doc},
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc)                                                            \
+    {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, doc},
 #include "isa.def"
 #undef DV_INSN
 };
@@ -91,18 +92,26 @@ static dv_status check_value(const dv_insn_info *info, const dv_opspec *spec, in
         if (v < -(int64_t)(1ll << (spec->width - 1)) || v > (int64_t)((1ll << (spec->width - 1)) - 1))
             return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld does not fit in %u signed bits",
                                 info->mnemonic, fi->key, (long long)v, spec->width);
+        if (fi->kind == DV_FK_TARGET && (v & (DV_INSN_BYTES - 1)))
+            return dv_error_set(err, DV_ERR_INPUT, "%s: target offset %lld is not a multiple of %d bytes",
+                                info->mnemonic, (long long)v, DV_INSN_BYTES);
         return DV_OK;
+    case DV_FK_UINT:
+        if (spec->field == DV_F_CCMODE && (v < 0 || v > 2))
+            return dv_error_set(err, DV_ERR_INPUT, "%s: mode %lld is not 0, 1 or 2", info->mnemonic,
+                                (long long)v);
+        break;
     case DV_FK_ENUM:
         if (v < 0 || (uint64_t)v >= fi->count)
             return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld is not one of its %u names",
                                 info->mnemonic, fi->key, (long long)v, fi->count);
         return DV_OK;
-    default:
-        if (v < 0 || (uint64_t)v > mask_of(spec->width))
-            return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld does not fit in %u bits",
-                                info->mnemonic, fi->key, (long long)v, spec->width);
-        return DV_OK;
+    default: break;
     }
+    if (v < 0 || (uint64_t)v > mask_of(spec->width))
+        return dv_error_set(err, DV_ERR_INPUT, "%s: %s value %lld does not fit in %u bits", info->mnemonic,
+                            fi->key, (long long)v, spec->width);
+    return DV_OK;
 }
 
 /* The register slot a memory operand uses for its base. */
@@ -152,13 +161,20 @@ dv_status dv_isa_decode(uint64_t word, dv_insn *insn, dv_error *err)
                 (raw >> (s->width - 1)) & 1)
                 v = (int64_t)(raw | ~mask_of(s->width));
             if (fi->kind == DV_FK_ENUM && raw >= fi->count)
-                return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s %s value %llu is undefined",
-                                    (unsigned long long)word, info->mnemonic, fi->key, (unsigned long long)raw);
+                return dv_error_set(
+                    err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s %s value %llu is undefined",
+                    (unsigned long long)word, info->mnemonic, fi->key, (unsigned long long)raw);
             insn->f[s->field] = v;
+            /* Values the field's width can hold but the ISA does not define. */
+            dv_error verr;
+            if (check_value(info, s, v, &verr) != DV_OK)
+                return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s",
+                                    (unsigned long long)word, verr.msg);
         }
     }
     if (word & ~used)
-        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s has reserved bits set (0x%016llx)",
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "illegal instruction 0x%016llx: %s has reserved bits set (0x%016llx)",
                             (unsigned long long)word, info->mnemonic, (unsigned long long)(word & ~used));
     return DV_OK;
 }
@@ -213,14 +229,22 @@ enum {
 
 /* The layouts, built by the same trick: each DV_LAYOUT row closes the
  * previous entry and opens its own; entry 0 is a placeholder. */
-static const dv_layout layout_table[DV_LAYOUT_COUNT + 1] = {
-    {NULL, NULL, 0, {
-#define DV_LAYOUT(id, name, doc) }}, {name, doc, DV_LFN_##id, {
+static const dv_layout layout_table[DV_LAYOUT_COUNT + 1] = {{NULL,
+                                                             NULL,
+                                                             0,
+                                                             {
+#define DV_LAYOUT(id, name, doc)                                                                             \
+    }                                                                                                        \
+    }                                                                                                        \
+    ,                                                                                                        \
+    {                                                                                                        \
+        name, doc, DV_LFN_##id,                                                                              \
+        {
 #define DV_LFIELD(l, key, lo, w, doc) {key, lo, w, doc},
 #include "isa_params.def"
 #undef DV_LAYOUT
 #undef DV_LFIELD
-    }}};
+                                                             }}};
 
 const dv_layout *dv_layout_get(dv_layout_id id)
 {

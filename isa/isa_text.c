@@ -1,8 +1,8 @@
 /* isa_text.c - one instruction in the assembler's syntax. */
+#include "dv_isa.h"
+
 #include <inttypes.h>
 #include <stdio.h>
-
-#include "dv_isa.h"
 
 typedef struct out {
     char *buf;

@@ -14,14 +14,14 @@
  * trusted while the array pointer is still the one we allocated: a caller
  * (or the ELF reader) that installs its own exactly-sized array makes the
  * capacity fall back to the element count, and the next add reallocates. */
+typedef struct grow_state {
+    const void *buf; /* the array we last allocated, only ever compared */
+    size_t cap;
+} grow_state;
+
 typedef struct obj_priv {
     dv_obj pub; /* first member: a dv_obj * converts back to its wrapper */
-    dv_obj_kernel *kernels_buf;
-    size_t kernels_cap;
-    char **files_buf;
-    size_t files_cap;
-    dv_obj_line *lines_buf;
-    size_t lines_cap;
+    grow_state kernels, files, lines;
 } obj_priv;
 
 static obj_priv *priv_of(dv_obj *obj)
@@ -73,23 +73,23 @@ static char *copy_string(const char *s)
     return p;
 }
 
-/* Makes room for one more element in an array grown by the builders.
- * buf and cap remember our allocation; arr is the array the object uses. */
-static bool grow(void **arr, size_t count, void **buf, size_t *cap, size_t elem)
+/* Returns arr with room for one more element, or NULL if out of memory (arr
+ * is then unchanged). */
+static void *grow(void *arr, size_t count, grow_state *g, size_t elem)
 {
-    if (*arr != *buf || !*arr) /* not ours (or empty): capacity is the count */
-        *cap = count;
-    if (count < *cap)
-        return true;
-    size_t ncap = *cap ? *cap * 2 : 8;
+    if (arr != g->buf || !arr) /* not ours (or empty): capacity is the count */
+        g->cap = count;
+    if (count < g->cap)
+        return arr;
+    size_t ncap = g->cap ? g->cap * 2 : 8;
     if (ncap < count + 1 || ncap > SIZE_MAX / elem)
-        return false;
-    void *p = realloc(*arr, ncap * elem);
+        return NULL;
+    void *p = realloc(arr, ncap * elem);
     if (!p)
-        return false;
-    *arr = *buf = p;
-    *cap = ncap;
-    return true;
+        return NULL;
+    g->buf = p;
+    g->cap = ncap;
+    return p;
 }
 
 static dv_status set_bytes(uint8_t **dst, size_t *dst_size, const uint8_t *bytes, size_t size,
@@ -113,8 +113,7 @@ static dv_status set_bytes(uint8_t **dst, size_t *dst_size, const uint8_t *bytes
 dv_status dv_obj_set_text(dv_obj *obj, const uint8_t *bytes, size_t size, dv_error *err)
 {
     if (size % DV_INSN_BYTES != 0)
-        return dv_error_set(err, DV_ERR_USAGE, ".text size %zu is not a multiple of %d", size,
-                            DV_INSN_BYTES);
+        return dv_error_set(err, DV_ERR_USAGE, ".text size %zu is not a multiple of %d", size, DV_INSN_BYTES);
     return set_bytes(&obj->text, &obj->text_size, bytes, size, ".text", err);
 }
 
@@ -169,14 +168,12 @@ dv_status dv_obj_add_kernel(dv_obj *obj, const dv_obj_kernel *k, dv_error *err)
         copy.args[i].name = copy_string(k->args[i].name);
         ok = copy.args[i].name != NULL;
     }
-    obj_priv *p = priv_of(obj);
-    if (ok)
-        ok = grow((void **)&obj->kernels, obj->nkernels, (void **)&p->kernels_buf, &p->kernels_cap,
-                  sizeof *obj->kernels);
-    if (!ok) {
+    dv_obj_kernel *ks = ok ? grow(obj->kernels, obj->nkernels, &priv_of(obj)->kernels, sizeof *ks) : NULL;
+    if (!ks) {
         free_kernel(&copy);
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory adding kernel '%s'", k->name);
     }
+    obj->kernels = ks;
     obj->kernels[obj->nkernels++] = copy;
     return DV_OK;
 }
@@ -195,15 +192,15 @@ dv_status dv_obj_add_file(dv_obj *obj, const char *path, uint32_t *index, dv_err
     }
     if (obj->nfiles >= UINT32_MAX)
         return dv_error_set(err, DV_ERR_USAGE, "line table: too many files");
-    obj_priv *p = priv_of(obj);
     char *copy = copy_string(path);
-    if (!copy || !grow((void **)&obj->files, obj->nfiles, (void **)&p->files_buf, &p->files_cap,
-                       sizeof *obj->files)) {
+    char **files = copy ? grow(obj->files, obj->nfiles, &priv_of(obj)->files, sizeof *files) : NULL;
+    if (!files) {
         free(copy);
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory adding file '%s'", path);
     }
     if (index)
         *index = (uint32_t)obj->nfiles;
+    obj->files = files;
     obj->files[obj->nfiles++] = copy;
     return DV_OK;
 }
@@ -222,8 +219,7 @@ static size_t lower_bound(const dv_obj_line *lines, size_t n, uint64_t pc)
     return lo;
 }
 
-dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col,
-                          dv_error *err)
+dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col, dv_error *err)
 {
     if (pc % DV_INSN_BYTES != 0)
         return dv_error_set(err, DV_ERR_USAGE, "line table: pc %llu is not a multiple of %d",
@@ -244,10 +240,10 @@ dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line
         obj->lines[at] = entry;
         return DV_OK;
     }
-    obj_priv *p = priv_of(obj);
-    if (!grow((void **)&obj->lines, obj->nlines, (void **)&p->lines_buf, &p->lines_cap,
-              sizeof *obj->lines))
+    dv_obj_line *lines = grow(obj->lines, obj->nlines, &priv_of(obj)->lines, sizeof *lines);
+    if (!lines)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory adding a line entry");
+    obj->lines = lines;
     memmove(&obj->lines[at + 1], &obj->lines[at], (obj->nlines - at) * sizeof *obj->lines);
     obj->lines[at] = entry;
     obj->nlines++;

@@ -7,13 +7,16 @@
 #include <stdint.h>
 
 typedef struct dv_buf {
-    char *data;   /* always NUL-terminated when non-NULL */
+    char *data; /* always NUL-terminated when non-NULL */
     size_t len;
     size_t cap;
-    bool oom;     /* an allocation failed; further appends are dropped */
+    bool oom; /* an allocation failed; further appends are dropped */
 } dv_buf;
 
-#define DV_BUF_INIT {NULL, 0, 0, false}
+#define DV_BUF_INIT                                                                                          \
+    {                                                                                                        \
+        NULL, 0, 0, false                                                                                    \
+    }
 
 void dv_buf_free(dv_buf *b);
 bool dv_buf_reserve(dv_buf *b, size_t extra);

@@ -1,5 +1,7 @@
 #include "dv_fp.h"
 
+#include <math.h>
+
 float dv_fp16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -69,4 +71,29 @@ uint16_t dv_f32_to_bf16(float f)
     uint32_t lsb = (x >> 16) & 1u;
     x += 0x7fffu + lsb;
     return (uint16_t)(x >> 16);
+}
+
+/* double -> float rounding to odd: truncate, then make the last bit 1 if
+ * anything was lost.  A float rounded to odd keeps enough information
+ * (13+ spare bits) for a correct nearest-even rounding to fp16 or bf16. */
+static float f64_to_f32_odd(double d)
+{
+    if (isnan(d))
+        return (float)d;
+    float f = (float)d;
+    if ((double)f == d)
+        return f;
+    if (isinf(f) || fabs((double)f) > fabs(d))
+        f = nextafterf(f, 0.0f); /* toward zero: truncation */
+    return dv_f32_from_bits(dv_f32_bits(f) | 1u);
+}
+
+uint16_t dv_f64_to_fp16(double d)
+{
+    return dv_f32_to_fp16(f64_to_f32_odd(d));
+}
+
+uint16_t dv_f64_to_bf16(double d)
+{
+    return dv_f32_to_bf16(f64_to_f32_odd(d));
 }

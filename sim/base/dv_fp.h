@@ -12,17 +12,26 @@ float dv_fp16_to_f32(uint16_t h);
 uint16_t dv_f32_to_fp16(float f);
 float dv_bf16_to_f32(uint16_t b);
 uint16_t dv_f32_to_bf16(float f);
+/* From double with a single rounding (no double rounding through float). */
+uint16_t dv_f64_to_fp16(double d);
+uint16_t dv_f64_to_bf16(double d);
 
 /* Bit-level views of a float. */
 static inline uint32_t dv_f32_bits(float f)
 {
-    union { float f; uint32_t u; } v = {.f = f};
+    union {
+        float f;
+        uint32_t u;
+    } v = {.f = f};
     return v.u;
 }
 
 static inline float dv_f32_from_bits(uint32_t u)
 {
-    union { uint32_t u; float f; } v = {.u = u};
+    union {
+        uint32_t u;
+        float f;
+    } v = {.u = u};
     return v.f;
 }
 

@@ -43,10 +43,10 @@ void dv_log_emit(const dv_log *log, dv_log_cat cat, dv_log_level level, const ch
 const char *dv_log_cat_name(dv_log_cat cat);
 const char *dv_log_level_name(dv_log_level level);
 
-#define DV_LOG(log, cat, level, ...)                                                               \
-    do {                                                                                           \
-        if (dv_log_enabled((log), (cat), (level)))                                                 \
-            dv_log_emit((log), (cat), (level), __VA_ARGS__);                                       \
+#define DV_LOG(log, cat, level, ...)                                                                         \
+    do {                                                                                                     \
+        if (dv_log_enabled((log), (cat), (level)))                                                           \
+            dv_log_emit((log), (cat), (level), __VA_ARGS__);                                                 \
     } while (0)
 
 #endif

@@ -30,9 +30,22 @@ void dv_error_prefix(dv_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
+    /* Build "prefix: old" by hand; the result is cut at the buffer size. */
     char old[DV_ERROR_MSG_MAX];
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    size_t n = strlen(prefix);
+    if (n > sizeof err->msg - 1)
+        n = sizeof err->msg - 1;
+    memcpy(err->msg, prefix, n);
+    const char *parts[2] = {": ", old};
+    for (int i = 0; i < 2; i++) {
+        size_t len = strlen(parts[i]);
+        if (len > sizeof err->msg - 1 - n)
+            len = sizeof err->msg - 1 - n;
+        memcpy(err->msg + n, parts[i], len);
+        n += len;
+    }
+    err->msg[n] = '\0';
 }
 
 void dv_error_clear(dv_error *err)

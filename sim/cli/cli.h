@@ -5,10 +5,10 @@
 #ifndef DV_CLI_H
 #define DV_CLI_H
 
+#include "dv_status.h"
+
 #include <stdbool.h>
 #include <stdio.h>
-
-#include "dv_status.h"
 
 enum { EXIT_USAGE = 64 };
 

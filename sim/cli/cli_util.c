@@ -1,11 +1,12 @@
+#include "cli.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-#include "cli.h"
 
 int cli_fail(const dv_error *err)
 {
@@ -47,6 +48,10 @@ dv_status cli_write_file(const char *path, const void *data, size_t len, dv_erro
         free(tmp);
         return st;
     }
+    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(data, 1, len, f) == len;
     ok = f && fclose(f) == 0 && ok;

@@ -1,9 +1,9 @@
 /* cmd_asm.c - dvsim asm: .dvs -> ELF kernel object. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "dv_asm.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 enum { MAX_INCLUDES = 64 };
 
@@ -81,7 +81,8 @@ int cmd_asm(int argc, char **argv)
     const char *dest = outpath ? outpath : def;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    st = dest ? dv_obj_write_elf(obj, &bytes, &size, &err) : dv_error_set(&err, DV_ERR_NOMEM, "out of memory");
+    st =
+        dest ? dv_obj_write_elf(obj, &bytes, &size, &err) : dv_error_set(&err, DV_ERR_NOMEM, "out of memory");
     if (st == DV_OK)
         st = cli_write_file(dest, bytes, size, &err);
     free(bytes);

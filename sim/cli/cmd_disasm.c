@@ -1,9 +1,9 @@
 /* cmd_disasm.c - dvsim disasm: ELF kernel object -> listing. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "dv_disasm.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void cmd_disasm_help(FILE *out)
 {

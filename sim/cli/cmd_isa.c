@@ -1,9 +1,9 @@
 /* cmd_isa.c - dvsim isa: the instruction set, as a table or as docs/isa.md. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli.h"
 #include "dv_isa.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void cmd_isa_help(FILE *out)
 {
@@ -27,8 +27,10 @@ static int check_file(const char *path, const char *expect)
     int same = buf && got == n && memcmp(buf, expect, n) == 0;
     free(buf);
     if (!same) {
-        fprintf(stderr, "dvsim isa: %s does not match the ISA tables; regenerate it with "
-                        "'dvsim isa --markdown > %s'\n", path, path);
+        fprintf(stderr,
+                "dvsim isa: %s does not match the ISA tables; regenerate it with "
+                "'dvsim isa --markdown > %s'\n",
+                path, path);
         return 1;
     }
     return 0;
@@ -65,7 +67,8 @@ int cmd_isa(int argc, char **argv)
         const dv_insn_info *info = dv_isa_at(i);
         dv_isa_syntax(info, syntax, sizeof syntax);
         printf("0x%02x   %-5s %-7s %s\n", (unsigned)info->opcode,
-               info->pipe == DV_PIPE_DYN ? "*" : dv_pipe_name(info->pipe), dv_tclass_name(info->tclass), syntax);
+               info->pipe == DV_PIPE_DYN ? "*" : dv_pipe_name(info->pipe), dv_tclass_name(info->tclass),
+               syntax);
     }
     printf("\n(* = the pipe is named in the instruction; %zu instructions)\n", dv_isa_count());
     return 0;

@@ -1,8 +1,8 @@
 /* main.c - dvsim: subcommand dispatch and top-level help. */
+#include "cli.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "cli.h"
 
 #ifndef DVSIM_VERSION
 #define DVSIM_VERSION "unknown"
@@ -22,8 +22,9 @@ static void usage(FILE *out)
                  "dvsim simulates the Da Vinci AI core of Ascend NPUs.\n\ncommands:\n");
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'dvsim COMMAND --help' describes a command.  Exit codes: 0 ok, 1 check failed, 64 usage,\n"
-                 "65 bad input data, 66 missing input, 70 internal error, 74 I/O error, 78 bad config.\n");
+    fprintf(out,
+            "\n'dvsim COMMAND --help' describes a command.  Exit codes: 0 ok, 1 check failed, 64 usage,\n"
+            "65 bad input data, 66 missing input, 70 internal error, 74 I/O error, 78 bad config.\n");
 }
 
 int main(int argc, char **argv)

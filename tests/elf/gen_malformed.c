@@ -25,9 +25,9 @@ typedef struct layout {
     size_t shoff;
     unsigned shnum, shstrndx;
     unsigned text, data, symtab, strtab, meta, lines;
-    size_t kernel1;  /* offset of kernel 1's record inside .dv.meta */
-    size_t arg0;     /* offset of kernel 0's first argument inside .dv.meta */
-    size_t entries;  /* offset of the first line entry inside .dv.lines */
+    size_t kernel1; /* offset of kernel 1's record inside .dv.meta */
+    size_t arg0;    /* offset of kernel 0's first argument inside .dv.meta */
+    size_t entries; /* offset of the first line entry inside .dv.lines */
 } layout;
 
 static uint64_t get(const uint8_t *b, size_t off, int bytes)
@@ -72,9 +72,17 @@ static dv_obj *sample(void)
     for (size_t i = 0; i < sizeof text; i++)
         text[i] = (uint8_t)(i * 7 + 1);
     memset(data, 0xab, sizeof data);
-    dv_obj_kernel k1 = {.name = "vadd", .entry = 0, .size = 32, .core = DV_CORE_AIV, .nargs = 3,
+    dv_obj_kernel k1 = {.name = "vadd",
+                        .entry = 0,
+                        .size = 32,
+                        .core = DV_CORE_AIV,
+                        .nargs = 3,
                         .args = {{"x", DV_ARG_PTR}, {"y", DV_ARG_PTR}, {"n", DV_ARG_U64}}};
-    dv_obj_kernel k2 = {.name = "vmul", .entry = 32, .size = 32, .core = DV_CORE_MIX, .nargs = 2,
+    dv_obj_kernel k2 = {.name = "vmul",
+                        .entry = 32,
+                        .size = 32,
+                        .core = DV_CORE_MIX,
+                        .nargs = 2,
                         .args = {{"a", DV_ARG_PTR}, {"scale", DV_ARG_F32}}};
     uint32_t f0, f1;
     dv_error err;
@@ -100,11 +108,11 @@ static void find_layout(const uint8_t *b, size_t size, layout *L)
     const char *names = (const char *)b + sec_off(b, L, L->shstrndx);
     for (unsigned i = 1; i < L->shnum; i++) {
         const char *n = names + get(b, sh(L, i, offsetof(Elf64_Shdr, sh_name)), 4);
-        unsigned *slot = !strcmp(n, ".text")      ? &L->text
-                         : !strcmp(n, ".data")    ? &L->data
-                         : !strcmp(n, ".symtab")  ? &L->symtab
-                         : !strcmp(n, ".strtab")  ? &L->strtab
-                         : !strcmp(n, ".dv.meta") ? &L->meta
+        unsigned *slot = !strcmp(n, ".text")       ? &L->text
+                         : !strcmp(n, ".data")     ? &L->data
+                         : !strcmp(n, ".symtab")   ? &L->symtab
+                         : !strcmp(n, ".strtab")   ? &L->strtab
+                         : !strcmp(n, ".dv.meta")  ? &L->meta
                          : !strcmp(n, ".dv.lines") ? &L->lines
                                                    : NULL;
         if (slot)
@@ -260,20 +268,62 @@ static bool apply(const char *name, uint8_t *b, size_t *n, const layout *L)
 int main(int argc, char **argv)
 {
     static const char *const defects[] = {
-        "empty-file.elf", "truncated-header.elf", "bad-magic.elf", "wrong-class.elf", "wrong-endian.elf",
-        "bad-version.elf", "wrong-machine.elf", "wrong-type.elf", "bad-family.elf", "bad-shentsize.elf",
-        "no-sections.elf", "shoff-past-end.elf", "shoff-overflow.elf", "shnum-huge.elf", "bad-shstrndx.elf",
-        "shstrtab-not-strtab.elf", "section-offset-past-end.elf", "section-size-overflow.elf",
-        "unterminated-shstrtab.elf", "section-name-out-of-range.elf", "missing-text.elf", "duplicate-text.elf",
-        "text-nobits.elf", "missing-meta.elf", "text-not-multiple-of-8.elf", "symtab-bad-entsize.elf",
-        "symtab-bad-link.elf", "unterminated-strtab.elf", "symbol-name-out-of-range.elf",
-        "symbol-outside-text.elf", "symbol-undefined.elf", "meta-bad-magic.elf", "meta-version.elf",
-        "meta-flags.elf", "meta-crc-mismatch.elf", "text-corrupted.elf", "meta-short.elf", "meta-truncated.elf",
-        "meta-trailing-bytes.elf", "meta-kernel-count-huge.elf", "meta-kernel-outside-text.elf",
-        "meta-kernel-size-overflow.elf", "meta-kernel-misaligned.elf", "meta-core-type.elf",
-        "meta-too-many-args.elf", "meta-arg-type.elf", "meta-empty-name.elf", "meta-duplicate-kernel.elf",
-        "lines-bad-magic.elf", "lines-version.elf", "lines-file-count-huge.elf", "lines-count-huge.elf",
-        "lines-file-index.elf", "lines-unsorted.elf", "lines-pc-outside-text.elf", "lines-pc-unaligned.elf",
+        "empty-file.elf",
+        "truncated-header.elf",
+        "bad-magic.elf",
+        "wrong-class.elf",
+        "wrong-endian.elf",
+        "bad-version.elf",
+        "wrong-machine.elf",
+        "wrong-type.elf",
+        "bad-family.elf",
+        "bad-shentsize.elf",
+        "no-sections.elf",
+        "shoff-past-end.elf",
+        "shoff-overflow.elf",
+        "shnum-huge.elf",
+        "bad-shstrndx.elf",
+        "shstrtab-not-strtab.elf",
+        "section-offset-past-end.elf",
+        "section-size-overflow.elf",
+        "unterminated-shstrtab.elf",
+        "section-name-out-of-range.elf",
+        "missing-text.elf",
+        "duplicate-text.elf",
+        "text-nobits.elf",
+        "missing-meta.elf",
+        "text-not-multiple-of-8.elf",
+        "symtab-bad-entsize.elf",
+        "symtab-bad-link.elf",
+        "unterminated-strtab.elf",
+        "symbol-name-out-of-range.elf",
+        "symbol-outside-text.elf",
+        "symbol-undefined.elf",
+        "meta-bad-magic.elf",
+        "meta-version.elf",
+        "meta-flags.elf",
+        "meta-crc-mismatch.elf",
+        "text-corrupted.elf",
+        "meta-short.elf",
+        "meta-truncated.elf",
+        "meta-trailing-bytes.elf",
+        "meta-kernel-count-huge.elf",
+        "meta-kernel-outside-text.elf",
+        "meta-kernel-size-overflow.elf",
+        "meta-kernel-misaligned.elf",
+        "meta-core-type.elf",
+        "meta-too-many-args.elf",
+        "meta-arg-type.elf",
+        "meta-empty-name.elf",
+        "meta-duplicate-kernel.elf",
+        "lines-bad-magic.elf",
+        "lines-version.elf",
+        "lines-file-count-huge.elf",
+        "lines-count-huge.elf",
+        "lines-file-index.elf",
+        "lines-unsorted.elf",
+        "lines-pc-outside-text.elf",
+        "lines-pc-unaligned.elf",
         "lines-line-zero.elf",
     };
     if (argc != 2) {

@@ -1,0 +1,801 @@
+/* test_isa.c - checks of the ISA tables themselves (isa.def, isa_formats.c,
+ * isa_params.def, isa_csr.def) and of the encoder, decoder and formatter
+ * against each other and the assembler:
+ *   - operand fields of a format never overlap each other or the opcode;
+ *   - opcodes and mnemonics are unique, so no two encodings overlap, and a
+ *     word with any bit its format does not use is rejected;
+ *   - random valid instructions round-trip encode -> decode -> text ->
+ *     assemble to the same word, and every word the decoder accepts
+ *     re-encodes to itself. */
+#include "dv_asm.h"
+#include "dv_isa.h"
+#include "test_util.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RANDOM_INSNS = 100000, RANDOM_WORDS = 300000 };
+
+/* The R1 slot a memory operand's base register occupies. */
+static const dv_opspec mem_base_slot = {DV_F_R1, 13, 5, "base", true, false};
+
+static uint64_t bits_of(unsigned lo, unsigned width)
+{
+    return (width >= 64 ? ~0ull : (1ull << width) - 1) << lo;
+}
+
+/* Calls fn on every operand of fmt, the base register of a memory operand
+ * included. */
+typedef void (*op_fn)(const dv_opspec *spec, void *user);
+
+static void for_each_op(const dv_format *fmt, op_fn fn, void *user)
+{
+    for (unsigned i = 0; i < fmt->nops; i++) {
+        fn(&fmt->ops[i], user);
+        if (fmt->ops[i].mem_base)
+            fn(&mem_base_slot, user);
+    }
+}
+
+static void add_bits(const dv_opspec *spec, void *user)
+{
+    *(uint64_t *)user |= bits_of(spec->lo, spec->width);
+}
+
+static uint64_t used_bits(const dv_format *fmt)
+{
+    uint64_t used = 0xff;
+    for_each_op(fmt, add_bits, &used);
+    return used;
+}
+
+static bool is_positional(const dv_opspec *spec)
+{
+    return dv_isa_field(spec->field)->kind <= DV_FK_CSR;
+}
+
+/* ---- (a) formats ---- */
+
+typedef struct fmt_check {
+    const dv_format *fmt;
+    uint64_t used;
+    bool seen[DV_F_COUNT];
+} fmt_check;
+
+static void check_op(const dv_opspec *spec, void *user)
+{
+    fmt_check *c = user;
+    const char *fn = c->fmt->name;
+    const dv_field_info *fi = dv_isa_field(spec->field);
+    CHECK(fi != NULL, "format %s: operand with unknown field %d", fn, (int)spec->field);
+    CHECK(spec->width > 0 && spec->lo + spec->width <= 64,
+          "format %s: field %s at [%u +%u] is outside 64 bits", fn, fi->key, spec->lo, spec->width);
+    uint64_t m = bits_of(spec->lo, spec->width);
+    CHECK(!(c->used & m),
+          "format %s: field %s at bits %u..%u overlaps the opcode or another field (0x%016" PRIx64 ")", fn,
+          fi->key, spec->lo, spec->lo + spec->width - 1, c->used & m);
+    c->used |= m;
+    CHECK(!c->seen[spec->field], "format %s: field %s appears twice", fn, fi->key);
+    c->seen[spec->field] = true;
+    switch (fi->kind) {
+    case DV_FK_REG:
+        CHECK(spec->field >= DV_F_R0 && spec->field <= DV_F_R4, "format %s: register in a non-slot field",
+              fn);
+        CHECK(spec->width == 5 && spec->lo == 8 + 5 * (unsigned)(spec->field - DV_F_R0),
+              "format %s: register slot %s is not at its documented bits", fn, fi->key);
+        CHECK((1u << spec->width) == DV_NUM_REGS, "register field width");
+        break;
+    case DV_FK_SIMM:
+    case DV_FK_UIMM:
+    case DV_FK_TARGET:
+        /* the assembler range-checks these as 32-bit values */
+        CHECK(spec->width == 32, "format %s: %s is %u bits, the assembler assumes 32", fn, fi->key,
+              spec->width);
+        break;
+    case DV_FK_CSR:
+        CHECK(spec->width == 12, "format %s: CSR field is %u bits, the assembler assumes 12", fn,
+              spec->width);
+        break;
+    case DV_FK_ENUM:
+        CHECK(fi->names && fi->count > 0 && fi->count <= (1u << spec->width),
+              "format %s: enum %s has %u names for %u bits", fn, fi->key, fi->count, spec->width);
+        break;
+    case DV_FK_UINT: CHECK(spec->width < 32, "format %s: keyed number %s too wide", fn, fi->key); break;
+    }
+    if (fi->kind <= DV_FK_CSR)
+        CHECK(spec->required && spec->name && spec->name[0],
+              "format %s: positional %s must be required and named", fn, fi->key);
+}
+
+START_TEST(test_formats)
+{
+    for (int f = 0; f < DV_FMT_COUNT; f++) {
+        const dv_format *fmt = dv_isa_format((dv_fmt)f);
+        CHECK(fmt && fmt->name && fmt->name[0], "format %d has no name", f);
+        CHECK(fmt->nops <= DV_MAX_OPERANDS, "format %s: %u operands", fmt->name, fmt->nops);
+        fmt_check c = {fmt, 0xff, {false}};
+        for_each_op(fmt, check_op, &c);
+        CHECK(c.used == used_bits(fmt), "used bits");
+        for (unsigned i = 0; i < fmt->nops; i++) {
+            const dv_opspec *s = &fmt->ops[i];
+            if (s->mem_base)
+                CHECK(s->field == DV_F_IMM, "format %s: mem_base on a non-IMM field", fmt->name);
+            if (is_positional(s))
+                continue;
+            /* keys of keyed fields identify them: unique within a format */
+            for (unsigned j = 0; j < i; j++)
+                CHECK(is_positional(&fmt->ops[j]) ||
+                          strcmp(dv_isa_field(fmt->ops[j].field)->key, dv_isa_field(s->field)->key) != 0,
+                      "format %s: key %s used twice", fmt->name, dv_isa_field(s->field)->key);
+        }
+    }
+    ck_assert_ptr_null(dv_isa_format(DV_FMT_COUNT));
+}
+END_TEST
+
+START_TEST(test_fields)
+{
+    for (int f = 0; f < DV_F_COUNT; f++) {
+        const dv_field_info *fi = dv_isa_field((dv_field)f);
+        CHECK(fi && fi->key && fi->key[0] && fi->doc && fi->doc[0], "field %d lacks key or doc", f);
+        CHECK((fi->kind == DV_FK_ENUM) == (fi->names != NULL), "field %s: names only for enums", fi->key);
+        for (unsigned i = 0; i < fi->count; i++) {
+            CHECK(fi->names[i] && isalpha((unsigned char)fi->names[i][0]), "field %s: value %u is not a name",
+                  fi->key, i);
+            for (unsigned j = 0; j < i; j++)
+                CHECK(strcmp(fi->names[i], fi->names[j]) != 0, "field %s: value name %s twice", fi->key,
+                      fi->names[i]);
+        }
+    }
+    ck_assert_ptr_null(dv_isa_field(DV_F_COUNT));
+}
+END_TEST
+
+/* ---- (b) the instruction table ---- */
+
+START_TEST(test_table_unique)
+{
+    size_t n = dv_isa_count();
+    ck_assert_uint_gt(n, 50);
+    ck_assert_ptr_null(dv_isa_at(n));
+    /* names the assembler treats as pseudo-instructions (asm_pseudo.inc);
+     * a row with one of these names could never be assembled */
+    static const char *const pseudos[] = {"mv",   "not",  "neg", "j",   "call", "ret",
+                                          "beqz", "bnez", "bgt", "ble", "bgtu", "bleu"};
+    for (size_t i = 0; i < n; i++) {
+        const dv_insn_info *r = dv_isa_at(i);
+        CHECK(r != NULL, "row %zu missing", i);
+        CHECK((unsigned)r->opcode <= 0xff, "%s: opcode 0x%x is not 8 bits", r->mnemonic, (unsigned)r->opcode);
+        CHECK((unsigned)r->fmt < DV_FMT_COUNT, "%s: bad format", r->mnemonic);
+        CHECK((unsigned)r->pipe <= DV_PIPE_DYN && r->pipe != DV_PIPE_ALL, "%s: bad pipe", r->mnemonic);
+        CHECK((unsigned)r->tclass < DV_TC_COUNT, "%s: bad timing class", r->mnemonic);
+        CHECK(r->doc && r->doc[0], "%s: no doc", r->mnemonic);
+        CHECK(r->mnemonic && islower((unsigned char)r->mnemonic[0]), "row %zu: bad mnemonic", i);
+        for (const char *p = r->mnemonic; *p; p++)
+            CHECK(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_', "%s: bad character",
+                  r->mnemonic);
+        CHECK(strncmp(r->mnemonic, "pack.", 5) != 0, "%s: collides with pack.LAYOUT", r->mnemonic);
+        for (size_t k = 0; k < sizeof pseudos / sizeof pseudos[0]; k++)
+            CHECK(strcmp(r->mnemonic, pseudos[k]) != 0, "%s: shadowed by a pseudo-instruction", r->mnemonic);
+        for (size_t j = 0; j < i; j++) {
+            const dv_insn_info *o = dv_isa_at(j);
+            CHECK(o->opcode != r->opcode, "opcode 0x%02x used by %s and %s", (unsigned)r->opcode, o->mnemonic,
+                  r->mnemonic);
+            CHECK(strcmp(o->mnemonic, r->mnemonic) != 0, "mnemonic %s twice", r->mnemonic);
+        }
+        CHECK(dv_isa_info(r->opcode) == r, "dv_isa_info(0x%02x) is not %s", (unsigned)r->opcode, r->mnemonic);
+        CHECK(dv_isa_lookup(r->mnemonic) == r, "dv_isa_lookup(%s)", r->mnemonic);
+        CHECK(dv_isa_lookup_n(r->mnemonic, strlen(r->mnemonic)) == r, "dv_isa_lookup_n(%s)", r->mnemonic);
+        /* a DYN row names its pipe in a field */
+        if (r->pipe == DV_PIPE_DYN) {
+            const dv_format *f = dv_isa_format(r->fmt);
+            bool has = false;
+            for (unsigned k = 0; k < f->nops; k++)
+                has |= f->ops[k].field == DV_F_SRC || f->ops[k].field == DV_F_DST ||
+                       f->ops[k].field == DV_F_PIPE;
+            CHECK(has, "%s: pipe DYN without a pipe field", r->mnemonic);
+        }
+    }
+    size_t assigned = 0;
+    for (unsigned op = 0; op < 256; op++)
+        assigned += dv_isa_info(op) != NULL;
+    ck_assert_uint_eq(assigned, n);
+    ck_assert_ptr_null(dv_isa_info(256));
+    ck_assert_ptr_null(dv_isa_lookup("nosuch"));
+    ck_assert_ptr_null(dv_isa_lookup_n("addi", 2));
+    ck_assert_ptr_eq(dv_isa_lookup_n("addi", 3), dv_isa_lookup("add"));
+    ck_assert_ptr_null(dv_isa_lookup("ADD"));
+    ck_assert_ptr_nonnull(dv_isa_lookup("li")); /* the real li, shadowed by the li pseudo on purpose */
+}
+END_TEST
+
+START_TEST(test_insn_pipe)
+{
+    dv_insn insn = {.op = DV_OP_SET_FLAG};
+    insn.f[DV_F_SRC] = DV_PIPE_MTE2;
+    insn.f[DV_F_DST] = DV_PIPE_V;
+    ck_assert_int_eq(dv_insn_pipe(&insn), DV_PIPE_MTE2);
+    insn.op = DV_OP_WAIT_FLAG;
+    ck_assert_int_eq(dv_insn_pipe(&insn), DV_PIPE_V);
+    dv_insn b = {.op = DV_OP_PIPE_BARRIER};
+    b.f[DV_F_PIPE] = DV_PIPE_ALL;
+    ck_assert_int_eq(dv_insn_pipe(&b), DV_PIPE_ALL);
+    b.op = DV_OP_CC_WAIT_FLAG;
+    b.f[DV_F_PIPE] = DV_PIPE_FIX;
+    ck_assert_int_eq(dv_insn_pipe(&b), DV_PIPE_FIX);
+    for (size_t i = 0; i < dv_isa_count(); i++) {
+        const dv_insn_info *r = dv_isa_at(i);
+        if (r->pipe == DV_PIPE_DYN)
+            continue;
+        dv_insn z = {.op = r->opcode};
+        CHECK(dv_insn_pipe(&z) == r->pipe, "%s: dv_insn_pipe", r->mnemonic);
+    }
+    ck_assert_str_eq(dv_pipe_name(DV_PIPE_MTE3), "mte3");
+    ck_assert_str_eq(dv_pipe_trace_name(DV_PIPE_FIX), "FIXP");
+    ck_assert_uint_eq(dv_dtype_size(DV_DT_F32), 4);
+    ck_assert_uint_eq(dv_dtype_size(DV_DT_S8), 1);
+    ck_assert_str_eq(dv_dtype_name(DV_DT_BF16), "bf16");
+    for (int t = 0; t < DV_TC_COUNT; t++)
+        CHECK(strcmp(dv_tclass_name((dv_tclass)t), "?") != 0, "timing class %d has no name", t);
+}
+END_TEST
+
+/* ---- (c) encodings never overlap ---- */
+
+static bool is_target_low_bit(const dv_format *fmt, unsigned bit)
+{
+    for (unsigned k = 0; k < fmt->nops; k++)
+        if (fmt->ops[k].field == DV_F_TARGET && bit >= fmt->ops[k].lo && bit < fmt->ops[k].lo + 3u)
+            return true;
+    return false;
+}
+
+START_TEST(test_encodings_disjoint)
+{
+    for (size_t i = 0; i < dv_isa_count(); i++) {
+        const dv_insn_info *r = dv_isa_at(i);
+        const dv_format *fmt = dv_isa_format(r->fmt);
+        uint64_t used = used_bits(fmt);
+        dv_insn z = {.op = r->opcode}, d;
+        uint64_t w = ~0ull;
+        dv_error err;
+        CHECK(dv_isa_encode(&z, &w, &err) == DV_OK, "%s: zero operands do not encode: %s", r->mnemonic,
+              err.msg);
+        CHECK(w == (uint64_t)r->opcode, "%s: zero operands encode as 0x%016" PRIx64, r->mnemonic, w);
+        CHECK(dv_isa_decode(w, &d, &err) == DV_OK && d.op == r->opcode, "%s: does not decode to itself",
+              r->mnemonic);
+        for (int f = 0; f < DV_F_COUNT; f++)
+            CHECK(d.f[f] == 0, "%s: field %d not zero", r->mnemonic, f);
+        for (unsigned bit = 8; bit < 64; bit++) {
+            uint64_t wb = w | (1ull << bit);
+            dv_status st = dv_isa_decode(wb, &d, &err);
+            if (used & (1ull << bit)) {
+                /* a single set bit of any field is a legal value, except in
+                 * the low three bits of a branch offset (multiples of 8) */
+                if (is_target_low_bit(fmt, bit)) {
+                    CHECK(st == DV_ERR_INPUT, "%s: branch offset with bit %u set is accepted", r->mnemonic,
+                          bit);
+                    continue;
+                }
+                CHECK(st == DV_OK && d.op == r->opcode, "%s: bit %u belongs to a field but is rejected: %s",
+                      r->mnemonic, bit, err.msg);
+                uint64_t back;
+                CHECK(dv_isa_encode(&d, &back, &err) == DV_OK && back == wb, "%s: bit %u does not re-encode",
+                      r->mnemonic, bit);
+            } else {
+                CHECK(st == DV_ERR_INPUT, "%s: unused bit %u is accepted", r->mnemonic, bit);
+                CHECK(strstr(err.msg, "reserved") != NULL, "%s: bit %u: message '%s'", r->mnemonic, bit,
+                      err.msg);
+            }
+        }
+    }
+    /* every opcode byte decodes to its own row or is rejected */
+    for (unsigned op = 0; op < 256; op++) {
+        dv_insn d;
+        dv_error err;
+        dv_status st = dv_isa_decode(op, &d, &err);
+        if (dv_isa_info(op)) {
+            CHECK(st == DV_OK && (unsigned)d.op == op, "opcode 0x%02x", op);
+        } else {
+            CHECK(st == DV_ERR_INPUT && strstr(err.msg, "not assigned"), "unassigned opcode 0x%02x accepted",
+                  op);
+            dv_insn e = {.op = (dv_opcode)op};
+            uint64_t w;
+            CHECK(dv_isa_encode(&e, &w, &err) == DV_ERR_INPUT, "unassigned opcode 0x%02x encodes", op);
+        }
+    }
+}
+END_TEST
+
+/* Out-of-range values are refused by the encoder. */
+START_TEST(test_encode_range)
+{
+    dv_error err;
+    uint64_t w;
+    dv_insn a = {.op = DV_OP_ADD};
+    a.f[DV_F_R2] = 32;
+    ck_assert_int_eq(dv_isa_encode(&a, &w, &err), DV_ERR_INPUT);
+    a.f[DV_F_R2] = -1;
+    ck_assert_int_eq(dv_isa_encode(&a, &w, &err), DV_ERR_INPUT);
+    dv_insn i = {.op = DV_OP_ADDI};
+    i.f[DV_F_IMM] = INT32_MIN;
+    ck_assert_int_eq(dv_isa_encode(&i, &w, &err), DV_OK);
+    i.f[DV_F_IMM] = (int64_t)INT32_MIN - 1;
+    ck_assert_int_eq(dv_isa_encode(&i, &w, &err), DV_ERR_INPUT);
+    i.f[DV_F_IMM] = (int64_t)INT32_MAX + 1;
+    ck_assert_int_eq(dv_isa_encode(&i, &w, &err), DV_ERR_INPUT);
+    dv_insn h = {.op = DV_OP_LIH};
+    h.f[DV_F_UIMM] = UINT32_MAX;
+    ck_assert_int_eq(dv_isa_encode(&h, &w, &err), DV_OK);
+    h.f[DV_F_UIMM] = (int64_t)UINT32_MAX + 1;
+    ck_assert_int_eq(dv_isa_encode(&h, &w, &err), DV_ERR_INPUT);
+    h.f[DV_F_UIMM] = -1;
+    ck_assert_int_eq(dv_isa_encode(&h, &w, &err), DV_ERR_INPUT);
+    dv_insn v = {.op = DV_OP_VADD};
+    v.f[DV_F_DTYPE] = DV_DT_COUNT;
+    ck_assert_int_eq(dv_isa_encode(&v, &w, &err), DV_ERR_INPUT);
+    dv_insn c = {.op = DV_OP_CSRR};
+    c.f[DV_F_CSR] = 0x1000;
+    ck_assert_int_eq(dv_isa_encode(&c, &w, &err), DV_ERR_INPUT);
+    /* branch offsets are multiples of 8; ccmode is 0, 1 or 2 */
+    dv_insn br = {.op = DV_OP_BEQ};
+    br.f[DV_F_TARGET] = -8;
+    ck_assert_int_eq(dv_isa_encode(&br, &w, &err), DV_OK);
+    br.f[DV_F_TARGET] = 4;
+    ck_assert_int_eq(dv_isa_encode(&br, &w, &err), DV_ERR_INPUT);
+    dv_insn cc = {.op = DV_OP_CC_SET_FLAG};
+    cc.f[DV_F_CCMODE] = 2;
+    ck_assert_int_eq(dv_isa_encode(&cc, &w, &err), DV_OK);
+    cc.f[DV_F_CCMODE] = 3;
+    ck_assert_int_eq(dv_isa_encode(&cc, &w, &err), DV_ERR_INPUT);
+    dv_insn m = {.op = DV_OP_LW};
+    m.f[DV_F_R1] = 32; /* the memory operand's base */
+    ck_assert_int_eq(dv_isa_encode(&m, &w, &err), DV_ERR_INPUT);
+    /* an enum value past the names is rejected by the decoder too */
+    uint64_t bad = DV_OP_VADD | ((uint64_t)0xf << 33);
+    dv_insn d;
+    ck_assert_int_eq(dv_isa_decode(bad, &d, &err), DV_ERR_INPUT);
+}
+END_TEST
+
+/* ---- (d) random valid instructions ---- */
+
+static int64_t random_value(test_rng *rng, const dv_opspec *spec)
+{
+    const dv_field_info *fi = dv_isa_field(spec->field);
+    uint64_t r = test_rng_next(rng);
+    bool edge = (r & 7) == 0;
+    r >>= 3;
+    switch (fi->kind) {
+    case DV_FK_REG: return (int64_t)(r % DV_NUM_REGS);
+    case DV_FK_SIMM: {
+        static const int64_t e[] = {0, 1, -1, 4095, 4096, -4095, -4096, INT32_MAX, INT32_MIN};
+        return edge ? e[r % 9] : (int64_t)(int32_t)(uint32_t)r;
+    }
+    case DV_FK_UIMM: {
+        static const int64_t e[] = {0, 1, 4095, 4096, 0x7fffffff, 0x80000000, 0xffffffff};
+        return edge ? e[r % 7] : (int64_t)(uint32_t)r;
+    }
+    case DV_FK_TARGET: {
+        static const int64_t e[] = {0, 8, -8, 4088, 4096, -4096, INT32_MAX & ~7, INT32_MIN};
+        return edge ? e[r % 8] : (int64_t)(int32_t)(uint32_t)(r & ~7ull);
+    }
+    case DV_FK_CSR:
+        if (r & 1)
+            return dv_csr_at((r >> 1) % dv_csr_count())->number;
+        return (int64_t)((r >> 1) % 0x1000);
+    case DV_FK_ENUM: return (int64_t)(r % fi->count);
+    case DV_FK_UINT:
+        if (spec->field == DV_F_CCMODE)
+            return (int64_t)(r % 3);
+        return (int64_t)(r & ((1ull << spec->width) - 1));
+    }
+    return 0;
+}
+
+typedef struct fill_ctx {
+    test_rng *rng;
+    dv_insn *insn;
+} fill_ctx;
+
+static void fill_op(const dv_opspec *spec, void *user)
+{
+    fill_ctx *c = user;
+    c->insn->f[spec->field] = random_value(c->rng, spec);
+}
+
+static dv_insn random_insn(test_rng *rng, const dv_insn_info *r)
+{
+    dv_insn insn;
+    memset(&insn, 0, sizeof insn);
+    insn.op = r->opcode;
+    fill_ctx c = {rng, &insn};
+    for_each_op(dv_isa_format(r->fmt), fill_op, &c);
+    return insn;
+}
+
+static bool insn_equal(const dv_insn *a, const dv_insn *b)
+{
+    if (a->op != b->op)
+        return false;
+    for (int f = 0; f < DV_F_COUNT; f++)
+        if (a->f[f] != b->f[f])
+            return false;
+    return true;
+}
+
+/* Assembles one line of text and returns the word at byte offset `at`; the
+ * test fails with the diagnostic if it does not assemble. */
+static uint64_t assemble_word(const char *src, size_t at, const char *what)
+{
+    asm_run a = asm_text("rt.dvs", src, strlen(src), NULL);
+    char first[600];
+    snprintf(first, sizeof first, "%s", a.diags.count ? a.diags.lines[0] : a.err.msg);
+    bool ok = a.st == DV_OK && a.obj && a.obj->text_size == at + 8;
+    uint64_t w = ok ? obj_word(a.obj, at / 8) : 0;
+    asm_run_free(&a);
+    CHECK(ok, "%s: '%s' does not assemble: %s", what, src, first);
+    return w;
+}
+
+START_TEST(test_random_round_trip)
+{
+    test_rng rng = {0x2545f4914f6cdd1dull};
+    size_t n = dv_isa_count();
+    unsigned per_row[256] = {0};
+    for (int it = 0; it < RANDOM_INSNS; it++) {
+        const dv_insn_info *r = dv_isa_at((size_t)(test_rng_next(&rng) % n));
+        dv_insn insn = random_insn(&rng, r), d;
+        uint64_t w;
+        dv_error err;
+        CHECK(dv_isa_encode(&insn, &w, &err) == DV_OK, "%s: encode failed: %s", r->mnemonic, err.msg);
+        CHECK((w & 0xff) == (uint64_t)r->opcode, "%s: opcode bits", r->mnemonic);
+        CHECK(dv_isa_decode(w, &d, &err) == DV_OK, "%s: 0x%016" PRIx64 " does not decode: %s", r->mnemonic, w,
+              err.msg);
+        CHECK(insn_equal(&insn, &d), "%s: 0x%016" PRIx64 " decodes to different fields", r->mnemonic, w);
+        char text[256];
+        size_t len = dv_isa_format_insn(&d, 0, NULL, NULL, text, sizeof text);
+        CHECK(len > 0 && len < sizeof text && len == strlen(text), "%s: text length %zu", r->mnemonic, len);
+        CHECK(strncmp(text, r->mnemonic, strlen(r->mnemonic)) == 0, "text '%s' does not start with %s", text,
+              r->mnemonic);
+        /* any bit outside the format's fields makes the word illegal */
+        uint64_t unused = ~used_bits(dv_isa_format(r->fmt));
+        if (unused) {
+            unsigned bit;
+            do
+                bit = (unsigned)(test_rng_next(&rng) % 64);
+            while (!(unused >> bit & 1));
+            CHECK(dv_isa_decode(w | 1ull << bit, &d, &err) == DV_ERR_INPUT,
+                  "%s: 0x%016" PRIx64 " with bit %u accepted", r->mnemonic, w, bit);
+        }
+        uint64_t back = assemble_word(text, 0, r->mnemonic);
+        CHECK(back == w, "'%s': assembles to 0x%016" PRIx64 ", encoder gave 0x%016" PRIx64, text, back, w);
+        per_row[r->opcode]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK(per_row[dv_isa_at(i)->opcode] > 0, "%s never drawn", dv_isa_at(i)->mnemonic);
+}
+END_TEST
+
+typedef struct label_ctx {
+    uint64_t addr;
+} label_ctx;
+
+static const char *label_fn(void *user, uint64_t address)
+{
+    const label_ctx *c = user;
+    return address == c->addr ? "dest" : NULL;
+}
+
+/* Branches at other addresses than 0, printed as an address or a label. */
+START_TEST(test_branch_text_at_pc)
+{
+    test_rng rng = {0x1234567887654321ull};
+    static const dv_opcode ops[] = {DV_OP_BEQ,  DV_OP_BNE,  DV_OP_BLT, DV_OP_BGE,
+                                    DV_OP_BLTU, DV_OP_BGEU, DV_OP_JAL};
+    for (int it = 0; it < 2000; it++) {
+        const dv_insn_info *r = dv_isa_info(ops[test_rng_next(&rng) % 7]);
+        dv_insn insn = random_insn(&rng, r);
+        uint64_t pc = 8 * (test_rng_next(&rng) % 64), dest = 8 * (test_rng_next(&rng) % 80);
+        insn.f[DV_F_TARGET] = (int64_t)dest - (int64_t)pc;
+        uint64_t w;
+        dv_error err;
+        CHECK(dv_isa_encode(&insn, &w, &err) == DV_OK, "encode: %s", err.msg);
+        bool use_label = it & 1;
+        label_ctx lc = {dest};
+        char text[256];
+        dv_isa_format_insn(&insn, pc, use_label ? label_fn : NULL, &lc, text, sizeof text);
+        CHECK(use_label == (strstr(text, "dest") != NULL), "label use in '%s'", text);
+        /* nops up to the instruction, a label at dest */
+        char src[8192];
+        size_t len = 0;
+        uint64_t end = (pc > dest ? pc : dest) + 8;
+        for (uint64_t a = 0; a < end; a += 8) {
+            if (use_label && a == dest)
+                len += (size_t)snprintf(src + len, sizeof src - len, "dest:\n");
+            len += (size_t)snprintf(src + len, sizeof src - len, "%s\n", a == pc ? text : "nop");
+        }
+        asm_run a = asm_text("pc.dvs", src, len, NULL);
+        CHECK(a.st == DV_OK, "'%s' at pc %" PRIu64 ": %s", text, pc,
+              a.diags.count ? a.diags.lines[0] : a.err.msg);
+        uint64_t back = obj_word(a.obj, pc / 8);
+        asm_run_free(&a);
+        CHECK(back == w, "'%s' at pc %" PRIu64 ": 0x%016" PRIx64 " != 0x%016" PRIx64, text, pc, back, w);
+    }
+}
+END_TEST
+
+/* ---- (e) random words ---- */
+
+START_TEST(test_random_words)
+{
+    test_rng rng = {0xdeadbeefcafef00dull};
+    size_t n = dv_isa_count();
+    unsigned accepted = 0, reassembled = 0;
+    for (int it = 0; it < RANDOM_WORDS; it++) {
+        uint64_t w = test_rng_next(&rng);
+        unsigned mode = it % 4;
+        if (mode != 0) {
+            /* a real opcode with random field bits, sometimes one stray bit */
+            const dv_insn_info *r = dv_isa_at((size_t)(test_rng_next(&rng) % n));
+            w = (w & used_bits(dv_isa_format(r->fmt)) & ~0xffull) | (uint64_t)r->opcode;
+            if (mode == 3)
+                w |= 1ull << (8 + test_rng_next(&rng) % 56);
+        }
+        dv_insn d;
+        dv_error err;
+        if (dv_isa_decode(w, &d, &err) != DV_OK) {
+            CHECK(err.status == DV_ERR_INPUT && strstr(err.msg, "illegal instruction"),
+                  "0x%016" PRIx64 ": '%s'", w, err.msg);
+            continue;
+        }
+        accepted++;
+        uint64_t back;
+        CHECK(dv_isa_encode(&d, &back, &err) == DV_OK, "0x%016" PRIx64 " decodes but does not encode: %s", w,
+              err.msg);
+        CHECK(back == w, "0x%016" PRIx64 " decodes but re-encodes as 0x%016" PRIx64, w, back);
+        /* disassemble -> assemble, on a sample (the assembler is slower) */
+        if (it % 8 == 1) {
+            char text[256];
+            dv_isa_format_insn(&d, 0, NULL, NULL, text, sizeof text);
+            uint64_t a = assemble_word(text, 0, "decoded word");
+            CHECK(a == w, "0x%016" PRIx64 " lists as '%s', which assembles to 0x%016" PRIx64, w, text, a);
+            reassembled++;
+        }
+    }
+    /* the generator must actually reach the accepting paths */
+    ck_assert_uint_gt(accepted, RANDOM_WORDS / 3);
+    ck_assert_uint_gt(reassembled, RANDOM_WORDS / 40);
+}
+END_TEST
+
+/* A word the decoder accepts must list as text that assembles back to it
+ * (dv_disasm.h promises this of whole listings). */
+static void check_decoded_reassembles(uint64_t w)
+{
+    dv_insn d;
+    dv_error err;
+    if (dv_isa_decode(w, &d, &err) != DV_OK)
+        return; /* rejecting it is consistent too */
+    char text[256];
+    dv_isa_format_insn(&d, 0, NULL, NULL, text, sizeof text);
+    asm_run a = asm_text("dis.dvs", text, strlen(text), NULL);
+    char first[600];
+    snprintf(first, sizeof first, "%s", a.diags.count ? a.diags.lines[0] : "");
+    uint64_t back = a.st == DV_OK ? obj_word(a.obj, 0) : 0;
+    dv_status st = a.st;
+    asm_run_free(&a);
+    CHECK(st == DV_OK,
+          "the decoder accepts 0x%016" PRIx64 ", listed as '%s', but the assembler rejects it: %s", w, text,
+          first);
+    CHECK(back == w, "0x%016" PRIx64 " -> '%s' -> 0x%016" PRIx64, w, text, back);
+}
+
+START_TEST(test_decoded_ccmode3)
+{
+    /* cc_set_flag pipe=s, mode=3, id=0: ccmode is documented as 0, 1 or 2 */
+    check_decoded_reassembles(DV_OP_CC_SET_FLAG | (3ull << 36));
+}
+END_TEST
+
+START_TEST(test_decoded_misaligned_target)
+{
+    /* beq x0, x0 with a PC-relative offset of 4 bytes */
+    check_decoded_reassembles(DV_OP_BEQ | (4ull << 32));
+    check_decoded_reassembles(DV_OP_JAL | (0xfffffffcull << 32));
+}
+END_TEST
+
+/* ---- (f) syntax, layouts, CSRs ---- */
+
+START_TEST(test_syntax)
+{
+    for (size_t i = 0; i < dv_isa_count(); i++) {
+        const dv_insn_info *r = dv_isa_at(i);
+        char buf[512];
+        size_t len = dv_isa_syntax(r, buf, sizeof buf);
+        CHECK(len > 0 && len == strlen(buf) && len < sizeof buf, "%s: syntax length %zu", r->mnemonic, len);
+        CHECK(strncmp(buf, r->mnemonic, strlen(r->mnemonic)) == 0 &&
+                  (buf[strlen(r->mnemonic)] == '\0' || buf[strlen(r->mnemonic)] == ' '),
+              "%s: syntax '%s'", r->mnemonic, buf);
+        const dv_format *fmt = dv_isa_format(r->fmt);
+        for (unsigned k = 0; k < fmt->nops; k++) {
+            const dv_opspec *s = &fmt->ops[k];
+            const dv_field_info *fi = dv_isa_field(s->field);
+            char want[64];
+            if (s->mem_base)
+                snprintf(want, sizeof want, "offset(base)");
+            else if (is_positional(s))
+                snprintf(want, sizeof want, "%s", s->name);
+            else if (fi->kind == DV_FK_UINT)
+                snprintf(want, sizeof want, "%s%s=0..%llu", s->required ? "" : "[", fi->key,
+                         s->field == DV_F_CCMODE ? 2ull : (1ull << s->width) - 1);
+            else
+                snprintf(want, sizeof want, "%s%s=", s->required ? "" : "[", fi->key);
+            CHECK(strstr(buf, want) != NULL, "%s: syntax '%s' lacks '%s'", r->mnemonic, buf, want);
+        }
+        /* truncation: the full length is returned, the buffer stays a string */
+        char small[6];
+        memset(small, 'x', sizeof small);
+        CHECK(dv_isa_syntax(r, small, sizeof small) == len && strlen(small) < sizeof small, "%s: truncation",
+              r->mnemonic);
+    }
+    char buf[256];
+    dv_isa_syntax(dv_isa_lookup("cc_set_flag"), buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "mode=0..2"));
+    dv_isa_syntax(dv_isa_lookup("vcmp"), buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "cmp=lt|gt|le|ge|eq|ne"));
+    ck_assert_ptr_nonnull(strstr(buf, "[dtype=f16|"));
+}
+END_TEST
+
+START_TEST(test_layouts)
+{
+    test_rng rng = {42};
+    for (int id = 0; id < DV_LAYOUT_COUNT; id++) {
+        const dv_layout *l = dv_layout_get((dv_layout_id)id);
+        CHECK(l && l->name && l->name[0] && l->doc, "layout %d", id);
+        CHECK(dv_layout_find(l->name) == l, "dv_layout_find(%s)", l->name);
+        CHECK(l->nfields > 0 && l->nfields <= DV_LAYOUT_MAX_FIELDS, "layout %s: %u fields", l->name,
+              l->nfields);
+        for (int j = 0; j < id; j++)
+            CHECK(strcmp(dv_layout_get((dv_layout_id)j)->name, l->name) != 0, "layout %s twice", l->name);
+        uint64_t used = 0;
+        for (unsigned k = 0; k < l->nfields; k++) {
+            const dv_lfield *f = &l->fields[k];
+            CHECK(f->key && f->key[0] && f->doc, "layout %s: field %u", l->name, k);
+            CHECK(f->width > 0 && f->lo + f->width <= 64, "layout %s.%s outside 64 bits", l->name, f->key);
+            uint64_t m = bits_of(f->lo, f->width);
+            CHECK(!(used & m), "layout %s.%s overlaps another field", l->name, f->key);
+            used |= m;
+            for (unsigned j = 0; j < k; j++)
+                CHECK(strcmp(l->fields[j].key, f->key) != 0, "layout %s: key %s twice", l->name, f->key);
+        }
+        /* pack random values and read them back */
+        for (int it = 0; it < 100; it++) {
+            uint64_t v[DV_LAYOUT_MAX_FIELDS], word = 0;
+            for (unsigned k = 0; k < l->nfields; k++) {
+                v[k] = test_rng_next(&rng) & bits_of(0, l->fields[k].width);
+                word |= v[k] << l->fields[k].lo;
+            }
+            for (unsigned k = 0; k < l->nfields; k++) {
+                CHECK(dv_layout_extract(l, word, l->fields[k].key) == v[k], "%s.%s extract", l->name,
+                      l->fields[k].key);
+                CHECK(dv_lfield_get(&l->fields[k], word) == v[k], "%s.%s get", l->name, l->fields[k].key);
+            }
+        }
+    }
+    ck_assert_ptr_null(dv_layout_get(DV_LAYOUT_COUNT));
+    ck_assert_ptr_null(dv_layout_find("nosuch"));
+    ck_assert_ptr_nonnull(dv_layout_find("vrep"));
+}
+END_TEST
+
+START_TEST(test_csrs)
+{
+    size_t n = dv_csr_count();
+    ck_assert_uint_gt(n, 0);
+    ck_assert_ptr_null(dv_csr_at(n));
+    for (size_t i = 0; i < n; i++) {
+        const dv_csr_info *c = dv_csr_at(i);
+        CHECK(c && c->name && c->doc && c->doc[0], "CSR %zu", i);
+        CHECK(c->number < 0x1000, "CSR %s: number 0x%x does not fit 12 bits", c->name, c->number);
+        CHECK(isalpha((unsigned char)c->name[0]), "CSR %s: not a name", c->name);
+        for (const char *p = c->name; *p; p++)
+            CHECK(isalnum((unsigned char)*p) || *p == '_', "CSR %s: not an identifier", c->name);
+        for (size_t j = 0; j < i; j++) {
+            CHECK(dv_csr_at(j)->number != c->number, "CSR number 0x%x twice", c->number);
+            CHECK(strcmp(dv_csr_at(j)->name, c->name) != 0, "CSR %s twice", c->name);
+        }
+        CHECK(dv_csr_by_number(c->number) == c && dv_csr_by_name(c->name) == c, "CSR %s lookups", c->name);
+        /* a CSR name must not read as a register */
+        CHECK(strcmp(c->name, "zero") && strcmp(c->name, "ra") && strcmp(c->name, "sp"), "CSR %s", c->name);
+    }
+    ck_assert_ptr_null(dv_csr_by_name("nosuch"));
+    ck_assert_ptr_null(dv_csr_by_number(0xfff));
+    ck_assert_uint_eq(dv_csr_by_name("cycle")->number, DV_CSR_CYCLE);
+}
+END_TEST
+
+START_TEST(test_format_insn_text)
+{
+    char buf[256];
+    dv_insn lw = {.op = DV_OP_LW};
+    lw.f[DV_F_R0] = 1;
+    lw.f[DV_F_R1] = 2;
+    lw.f[DV_F_IMM] = -8;
+    lw.f[DV_F_SPACE] = DV_SPACE_UB;
+    dv_isa_format_insn(&lw, 0, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "lw x1, -8(x2), space=ub");
+    dv_insn li = {.op = DV_OP_LI};
+    li.f[DV_F_R0] = 5;
+    li.f[DV_F_IMM] = -0x12345;
+    dv_isa_format_insn(&li, 0, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "li x5, -0x12345");
+    dv_insn b = {.op = DV_OP_BNE};
+    b.f[DV_F_R0] = 3;
+    b.f[DV_F_TARGET] = -16;
+    dv_isa_format_insn(&b, 64, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "bne x3, x0, 0x30");
+    dv_insn c = {.op = DV_OP_CSRR};
+    c.f[DV_F_R0] = 4;
+    c.f[DV_F_CSR] = DV_CSR_CYCLE;
+    dv_isa_format_insn(&c, 0, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "csrr x4, cycle");
+    c.f[DV_F_CSR] = 0x7ff;
+    dv_isa_format_insn(&c, 0, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "csrr x4, 0x7ff");
+    dv_insn v = {.op = DV_OP_VCONV};
+    v.f[DV_F_FROM] = DV_DT_F32;
+    v.f[DV_F_TO] = DV_DT_F16;
+    v.f[DV_F_ROUND] = DV_RND_RZ;
+    dv_isa_format_insn(&v, 0, NULL, NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vconv x0, x0, x0, from=f32, to=f16, round=rz");
+    /* truncation keeps a string and returns the full length */
+    char small[8];
+    size_t len = dv_isa_format_insn(&v, 0, NULL, NULL, small, sizeof small);
+    ck_assert_uint_eq(len, strlen("vconv x0, x0, x0, from=f32, to=f16, round=rz"));
+    ck_assert_str_eq(small, "vconv x");
+}
+END_TEST
+
+static Suite *isa_suite(void)
+{
+    Suite *s = suite_create("isa");
+    TCase *tc = tcase_create("tables");
+    tcase_add_test(tc, test_formats);
+    tcase_add_test(tc, test_fields);
+    tcase_add_test(tc, test_table_unique);
+    tcase_add_test(tc, test_insn_pipe);
+    tcase_add_test(tc, test_encodings_disjoint);
+    tcase_add_test(tc, test_encode_range);
+    tcase_add_test(tc, test_syntax);
+    tcase_add_test(tc, test_layouts);
+    tcase_add_test(tc, test_csrs);
+    tcase_add_test(tc, test_format_insn_text);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("random");
+    tcase_set_timeout(tc, 110);
+    tcase_add_test(tc, test_random_round_trip);
+    tcase_add_test(tc, test_branch_text_at_pc);
+    tcase_add_test(tc, test_random_words);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("decoded-listing");
+    tcase_add_test(tc, test_decoded_ccmode3);
+    tcase_add_test(tc, test_decoded_misaligned_target);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(isa_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,138 @@
+/* test_evq.c - the event queue fires by (cycle, priority, insertion order). */
+#include "dv_evq.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+enum { N = 2000 };
+
+typedef struct rec {
+    dv_event ev;
+    int id;
+    uint64_t cycle;
+    int prio;
+    int order; /* insertion order */
+} rec;
+
+typedef struct log_ctx {
+    int fired[N];
+    int n;
+    uint64_t when[N];
+    dv_evq *q;
+} log_ctx;
+
+static void on_fire(dv_event *ev, void *ctx)
+{
+    log_ctx *lc = ctx;
+    rec *r = (rec *)ev;
+    lc->when[lc->n] = lc->q->now;
+    lc->fired[lc->n++] = r->id;
+}
+
+static int cmp_expected(const void *x, const void *y)
+{
+    const rec *a = x, *b = y;
+    if (a->cycle != b->cycle)
+        return a->cycle < b->cycle ? -1 : 1;
+    if (a->prio != b->prio)
+        return a->prio - b->prio;
+    return a->order - b->order;
+}
+
+START_TEST(test_shuffled_order)
+{
+    static rec recs[N], expect[N];
+    static log_ctx lc;
+    dv_evq q;
+    lc.n = 0;
+    lc.q = &q;
+    dv_evq_init(&q, &lc);
+    uint32_t s = 12345;
+    for (int i = 0; i < N; i++) {
+        s = s * 1103515245u + 12345u;
+        recs[i].id = i;
+        recs[i].cycle = (s >> 16) % 97; /* many ties on cycle */
+        s = s * 1103515245u + 12345u;
+        recs[i].prio = (int)((s >> 16) % 5);
+        dv_event_init(&recs[i].ev, on_fire);
+    }
+    /* schedule in a shuffled order; insertion order = position in that order */
+    int perm[N];
+    for (int i = 0; i < N; i++)
+        perm[i] = i;
+    for (int i = N - 1; i > 0; i--) {
+        s = s * 1103515245u + 12345u;
+        int j = (int)((s >> 16) % (uint32_t)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int k = 0; k < N; k++) {
+        rec *r = &recs[perm[k]];
+        r->order = k;
+        ck_assert_int_eq(dv_evq_schedule(&q, &r->ev, r->cycle, (dv_evprio)r->prio, NULL), DV_OK);
+    }
+    for (int i = 0; i < N; i++)
+        expect[i] = recs[i];
+    qsort(expect, N, sizeof *expect, cmp_expected);
+    while (dv_evq_step(&q))
+        ;
+    ck_assert_int_eq(lc.n, N);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(lc.fired[i], expect[i].id);
+        ck_assert_uint_eq(lc.when[i], expect[i].cycle);
+    }
+    dv_evq_destroy(&q);
+}
+END_TEST
+
+START_TEST(test_reschedule_cancel_run_until)
+{
+    static rec r[4];
+    static log_ctx lc;
+    dv_evq q;
+    lc.n = 0;
+    lc.q = &q;
+    dv_evq_init(&q, &lc);
+    ck_assert_int_eq(dv_evq_reserve(&q, 4, NULL), DV_OK);
+    for (int i = 0; i < 4; i++) {
+        r[i].id = i;
+        dv_event_init(&r[i].ev, on_fire);
+    }
+    dv_evq_schedule(&q, &r[0].ev, 10, DV_PRIO_ISSUE, NULL);
+    dv_evq_schedule(&q, &r[1].ev, 10, DV_PRIO_COMPLETE, NULL);
+    dv_evq_schedule(&q, &r[2].ev, 5, DV_PRIO_ISSUE, NULL);
+    dv_evq_schedule(&q, &r[3].ev, 7, DV_PRIO_ISSUE, NULL);
+    /* moving an event counts as a new insertion: r2 now fires after r0 */
+    dv_evq_schedule(&q, &r[2].ev, 10, DV_PRIO_ISSUE, NULL);
+    dv_evq_cancel(&q, &r[3].ev);
+    ck_assert(!dv_event_queued(&r[3].ev));
+    ck_assert_uint_eq(dv_evq_next_cycle(&q), 10);
+    ck_assert_uint_eq(dv_evq_run_until(&q, 9), 0);
+    ck_assert_uint_eq(dv_evq_run_until(&q, 10), 3);
+    ck_assert_int_eq(lc.n, 3);
+    ck_assert_int_eq(lc.fired[0], 1); /* COMPLETE before ISSUE at the same cycle */
+    ck_assert_int_eq(lc.fired[1], 0);
+    ck_assert_int_eq(lc.fired[2], 2);
+    ck_assert_uint_eq(dv_evq_next_cycle(&q), UINT64_MAX);
+    /* scheduling in the past clamps to now: time never runs backwards */
+    dv_evq_schedule(&q, &r[3].ev, 3, DV_PRIO_ISSUE, NULL);
+    ck_assert(dv_evq_step(&q));
+    ck_assert_uint_eq(lc.when[3], 10);
+    dv_evq_destroy(&q);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("evq");
+    TCase *tc = tcase_create("order");
+    tcase_add_test(tc, test_shuffled_order);
+    tcase_add_test(tc, test_reschedule_cancel_run_until);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
