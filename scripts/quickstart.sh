@@ -21,7 +21,10 @@ fi
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
 
-# The main job.  Until the simulator core lands, it assembles the sample
-# kernel and lists the object: kernels, arguments, encodings, source lines.
+# The main job.  Until the matmul operator lands, it assembles the sample
+# vector-add kernel, lists the object, and simulates it on one core of the
+# default chip (ascend910) with random fp16 inputs, printing the report.
 ./build/sim/cli/dvsim asm kernels/samples/vadd.dvs -o build/vadd.elf
 ./build/sim/cli/dvsim disasm build/vadd.elf
+./build/sim/cli/dvsim run build/vadd.elf --gm x=random:f16:32768:1 --gm y=random:f16:32768:2 \
+    --gm z=zeros:65536 --arg n=32768

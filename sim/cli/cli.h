@@ -23,6 +23,8 @@ int cmd_asm(int argc, char **argv);
 void cmd_asm_help(FILE *out);
 int cmd_disasm(int argc, char **argv);
 void cmd_disasm_help(FILE *out);
+int cmd_run(int argc, char **argv);
+void cmd_run_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
 

@@ -12,6 +12,7 @@ static const cli_command commands[] = {
     {"asm", "assemble a .dvs kernel source into an ELF kernel object", cmd_asm, cmd_asm_help},
     {"disasm", "list an ELF kernel object as assembly with addresses, encodings and source lines", cmd_disasm,
      cmd_disasm_help},
+    {"run", "simulate a kernel on one core and report where the cycles went", cmd_run, cmd_run_help},
     {"isa", "print the instruction set (or its Markdown reference page)", cmd_isa, cmd_isa_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

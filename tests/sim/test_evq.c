@@ -1,5 +1,6 @@
 /* test_evq.c - the event queue fires by (cycle, priority, insertion order). */
 #include "dv_evq.h"
+#include "dv_test_main.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -130,9 +131,5 @@ int main(void)
     tcase_add_test(tc, test_shuffled_order);
     tcase_add_test(tc, test_reschedule_cancel_run_until);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return dv_test_run(s);
 }

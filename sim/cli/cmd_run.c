@@ -1,0 +1,347 @@
+/* cmd_run.c - dvsim run: simulate a kernel object (or .dvs source) on one
+ * core of a chip and report where the cycles went. */
+#include "cli.h"
+#include "dv_asm.h"
+#include "dv_fp.h"
+#include "dv_stats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { MAX_BINDINGS = 32 };
+
+typedef struct binding {
+    const char *name;
+    const char *spec;
+} binding;
+
+void cmd_run_help(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: dvsim run KERNEL.elf|KERNEL.dvs [options]\n\n"
+        "Runs one kernel on one core and reports cycles, per-pipe busy time, Cube and Vector\n"
+        "utilisation, bytes and bandwidth per path, and the roofline bound.\n\n"
+        "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
+        "  --kernel NAME          which kernel of the object (needed if it has several)\n"
+        "  --arg NAME=VALUE       a scalar argument (decimal or 0x hex)\n"
+        "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
+        "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
+        "s32)\n"
+        "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
+        "  --max-cycles N         stop at cycle N (exit 1)\n"
+        "  --no-data              timing only: skip the arithmetic\n"
+        "  --json                 print the statistics as one JSON object\n"
+        "  --out DIR              write DIR/stats.json\n\n"
+        "Exit: 0 the kernel ended; 1 it faulted, deadlocked or hit the cycle limit (report on stderr).\n");
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-')
+        return false;
+    *v = x;
+    return true;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Fills a new GM buffer from spec; returns its address. */
+static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *len)
+{
+    dv_error err = {DV_OK, ""};
+    uint8_t *bytes = NULL;
+    uint64_t n = 0;
+    char type[16];
+    unsigned long long count = 0, seed = 0;
+    if (strncmp(b->spec, "zeros:", 6) == 0) {
+        if (!parse_u64(b->spec + 6, &n) || n == 0)
+            return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
+    } else if (b->spec[0] == '@') {
+        FILE *f = fopen(b->spec + 1, "rb");
+        if (!f) {
+            fprintf(stderr, "dvsim: %s: cannot open: %s\n", b->spec + 1, strerror(errno));
+            return 66;
+        }
+        dv_buf data = DV_BUF_INIT;
+        char chunk[65536];
+        size_t got;
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+            dv_buf_append(&data, chunk, got);
+        fclose(f);
+        n = data.len;
+        bytes = (uint8_t *)dv_buf_take(&data, NULL);
+        if (n == 0) {
+            free(bytes);
+            fprintf(stderr, "dvsim: %s is empty\n", b->spec + 1);
+            return 65;
+        }
+    } else if (sscanf(b->spec, "random:%15[a-z0-9]:%llu:%llu", type, &count, &seed) == 3 && count > 0) {
+        unsigned size = strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0  ? 2
+                        : strcmp(type, "f32") == 0 || strcmp(type, "s32") == 0 ? 4
+                        : strcmp(type, "s8") == 0                              ? 1
+                                                                               : 0;
+        if (!size)
+            return cli_usage_error("run", "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
+                                   type);
+        if (count > (1ull << 32))
+            return cli_usage_error("run", "--gm %s: count too large", b->name);
+        n = count * size;
+        bytes = malloc((size_t)n);
+        if (!bytes)
+            return 70;
+        uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t r = xorshift(&s);
+            float f = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0); /* [-1, 1) */
+            uint32_t v;
+            if (size == 2)
+                v = strcmp(type, "f16") == 0 ? dv_f32_to_fp16(f) : dv_f32_to_bf16(f);
+            else if (strcmp(type, "f32") == 0)
+                v = dv_f32_bits(f);
+            else
+                v = (uint32_t)(int32_t)((int64_t)(r >> 32) % (size == 1 ? 128 : 1000));
+            memcpy(bytes + i * size, &v, size); /* little-endian host */
+        }
+    } else {
+        return cli_usage_error("run", "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
+                               b->name, b->spec);
+    }
+    if (dv_gm_alloc(dv_sim_gm(sim), n, addr, &err) != DV_OK) {
+        free(bytes);
+        return cli_fail(&err);
+    }
+    if (bytes) {
+        dv_access_fault f;
+        memcpy(dv_gm_span(dv_sim_gm(sim), *addr, n, &f), bytes, (size_t)n);
+        free(bytes);
+    }
+    *len = n;
+    return 0;
+}
+
+static void print_report(const dv_chip_config *cfg, const char *kernel, const dv_run_result *res,
+                         const dv_stat_list *l)
+{
+    const dv_core_stats *s = res->stats;
+    printf("kernel %s on %s (1 core, %llu MHz)\n", kernel, cfg->name, (unsigned long long)cfg->clock_mhz);
+    printf("result: %s after %llu cycles (%.3f us)\n", dv_stop_name(res->stop),
+           (unsigned long long)res->cycles, dv_stats_find(l, "core0.time_us")->value);
+    printf("\n%-8s %12s %7s %10s %12s %12s\n", "pipe", "busy cyc", "busy%", "insns", "wait cyc",
+           "q-full cyc");
+    for (int p = 0; p < DV_PIPE_COUNT; p++) {
+        if (cfg->split && p == DV_PIPE_V && !s->pipe[p].insns)
+            continue;
+        printf("%-8s %12" PRIu64 " %6.1f%% %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+               dv_pipe_trace_name((dv_pipe)p), s->pipe[p].busy_cycles,
+               res->cycles ? 100.0 * (double)s->pipe[p].busy_cycles / (double)res->cycles : 0.0,
+               s->pipe[p].insns, s->pipe[p].wait_cycles, s->pipe[p].full_cycles);
+    }
+    printf("\ncube:   %" PRIu64 " MACs in %" PRIu64 " fractals, %.1f%% of the fp16 peak (%.0f MAC/cycle)\n",
+           s->cube_macs, s->cube_fractals, dv_stats_find(l, "core0.cube.utilisation_pct")->value,
+           dv_config_core_macs_fp16(cfg));
+    printf("vector: %" PRIu64 " element ops in %" PRIu64 " repeats, busy %.1f%%; UB conflicts %" PRIu64
+           " bank-group + %" PRIu64 " bank cycles\n",
+           s->vec_elem_ops, s->vec_repeats, dv_stats_find(l, "core0.vector.utilisation_pct")->value,
+           s->ub_group_conflict_cycles, s->ub_bank_conflict_cycles);
+    printf("\n%-9s %12s %10s %9s %10s %7s\n", "path", "bytes", "B/cycle", "GB/s", "peak B/c", "of peak");
+    for (int p = 1; p < DV_PATH_COUNT; p++) {
+        if (!s->path_bytes[p])
+            continue;
+        double bpc = (double)s->path_bytes[p] / (double)(res->cycles ? res->cycles : 1);
+        uint64_t bw = dv_path_bw(cfg, (dv_path)p);
+        printf("%-9s %12" PRIu64 " %10.2f %9.2f %10" PRIu64 " %6.1f%%\n", dv_path_name((dv_path)p),
+               s->path_bytes[p], bpc, bpc * (double)cfg->clock_mhz / 1000.0, bw,
+               bw ? 100.0 * bpc / (double)bw : 0.0);
+    }
+    const dv_stat *bound = dv_stats_find(l, "core0.roofline.bound_cycles");
+    printf("\nroofline: bound by %s at %.0f cycles; the kernel took %llu (%.1f%% of the bound's speed)\n",
+           bound->desc, bound->value, (unsigned long long)res->cycles,
+           dv_stats_find(l, "core0.roofline.achieved_pct")->value);
+}
+
+static int load_object(const char *path, dv_obj **obj)
+{
+    dv_error err = {DV_OK, ""};
+    size_t n = strlen(path);
+    if (n > 4 && strcmp(path + n - 4, ".dvs") == 0) {
+        dv_diags diags = {NULL, 0};
+        dv_status st = dv_asm_file(path, NULL, obj, &diags, &err);
+        if (st != DV_OK) {
+            for (size_t i = 0; i < diags.count; i++)
+                fprintf(stderr, "%s\n", diags.lines[i]);
+            if (!diags.count)
+                fprintf(stderr, "dvsim: %s\n", err.msg);
+            dv_diags_free(&diags);
+            return dv_status_exit_code(st);
+        }
+        return 0;
+    }
+    return dv_obj_load(path, obj, &err) == DV_OK ? 0 : cli_fail(&err);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL, *chip = NULL, *kernel = NULL, *outdir = NULL;
+    binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
+    int nargs = 0, ngms = 0, ndumps = 0;
+    uint64_t max_cycles = 0;
+    bool json = false, data = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--json") == 0)
+            json = true;
+        else if (strcmp(a, "--no-data") == 0)
+            data = false;
+        else if (strcmp(a, "--chip") == 0 && has_value)
+            chip = argv[++i];
+        else if (strcmp(a, "--kernel") == 0 && has_value)
+            kernel = argv[++i];
+        else if (strcmp(a, "--out") == 0 && has_value)
+            outdir = argv[++i];
+        else if (strcmp(a, "--max-cycles") == 0 && has_value) {
+            if (!parse_u64(argv[++i], &max_cycles))
+                return cli_usage_error("run", "--max-cycles needs a number");
+        } else if ((strcmp(a, "--arg") == 0 || strcmp(a, "--gm") == 0 || strcmp(a, "--dump") == 0) &&
+                   has_value) {
+            char *kv = argv[++i];
+            char *eq = strchr(kv, '=');
+            if (!eq || eq == kv)
+                return cli_usage_error("run", "%s needs NAME=VALUE, not '%s'", a, kv);
+            *eq = '\0';
+            binding *list = a[2] == 'a' ? args : a[2] == 'g' ? gms : dumps;
+            int *count = a[2] == 'a' ? &nargs : a[2] == 'g' ? &ngms : &ndumps;
+            if (*count == MAX_BINDINGS)
+                return cli_usage_error("run", "too many %s options", a);
+            list[(*count)++] = (binding){kv, eq + 1};
+        } else if (a[0] == '-' && a[1])
+            return cli_usage_error("run", "unknown option '%s' (or it lacks its value)", a);
+        else if (path)
+            return cli_usage_error("run", "one kernel at a time ('%s' and '%s')", path, a);
+        else
+            path = a;
+    }
+    if (!path)
+        return cli_usage_error("run", "no kernel given");
+    dv_error err = {DV_OK, ""};
+    dv_chip_config cfg;
+    if (dv_config_builtin(chip ? chip : dv_config_default_name(), &cfg, &err) != DV_OK)
+        return cli_fail(&err);
+    dv_obj *obj = NULL;
+    int rc = load_object(path, &obj);
+    if (rc)
+        return rc;
+    dv_sim *sim = dv_sim_create(&cfg, data, &err);
+    if (!sim) {
+        dv_obj_destroy(obj);
+        return cli_fail(&err);
+    }
+    uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
+    if (dv_sim_load(sim, obj, kernel, &err) != DV_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    const dv_obj_kernel *k = dv_sim_kernel(sim);
+    bool bound[DV_MAX_KERNEL_ARGS] = {false};
+    for (int pass = 0; pass < 2; pass++) {
+        binding *list = pass ? gms : args;
+        for (int i = 0; i < (pass ? ngms : nargs); i++) {
+            unsigned a;
+            for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
+                ;
+            if (a == k->nargs) {
+                rc = cli_usage_error("run", "kernel %s has no argument '%s'", k->name, list[i].name);
+                goto done;
+            }
+            if ((k->args[a].type == DV_ARG_PTR) != (pass == 1)) {
+                rc = cli_usage_error("run", "argument '%s' is %s: give it with %s", list[i].name,
+                                     k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
+                                     k->args[a].type == DV_ARG_PTR ? "--gm" : "--arg");
+                goto done;
+            }
+            uint64_t v;
+            if (pass == 0) {
+                if (!parse_u64(list[i].spec, &v)) {
+                    rc = cli_usage_error("run", "--arg %s: '%s' is not a number", list[i].name, list[i].spec);
+                    goto done;
+                }
+            } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
+                goto done;
+            } else {
+                v = addr[a];
+            }
+            dv_sim_set_arg(sim, a, v, NULL);
+            bound[a] = true;
+        }
+    }
+    for (unsigned a = 0; a < k->nargs; a++) {
+        if (!bound[a]) {
+            rc = cli_usage_error("run", "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
+                                 k->args[a].type == DV_ARG_PTR ? "--gm NAME=SPEC" : "--arg NAME=VALUE");
+            goto done;
+        }
+    }
+    dv_run_result res;
+    if (dv_sim_run(sim, max_cycles, &res, &err) != DV_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    dv_stat_list stats;
+    if (dv_stats_collect(&cfg, &res, &stats, &err) != DV_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    dv_buf js = DV_BUF_INIT;
+    dv_stats_json(&stats, &js);
+    if (json)
+        fputs(js.data, stdout);
+    else
+        print_report(&cfg, k->name, &res, &stats);
+    if (outdir) {
+        char p[4096];
+        if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "dvsim: %s: cannot create: %s\n", outdir, strerror(errno));
+            rc = 74;
+        } else {
+            snprintf(p, sizeof p, "%s/stats.json", outdir);
+            if (cli_write_file(p, js.data, js.len, &err) != DV_OK)
+                rc = cli_fail(&err);
+        }
+    }
+    dv_buf_free(&js);
+    dv_stats_free(&stats);
+    for (int i = 0; i < ndumps && !rc; i++) {
+        unsigned a;
+        for (a = 0; a < k->nargs && strcmp(k->args[a].name, dumps[i].name) != 0; a++)
+            ;
+        if (a == k->nargs || !len[a]) {
+            rc = cli_usage_error("run", "--dump %s: not a GM argument given with --gm", dumps[i].name);
+            break;
+        }
+        dv_access_fault f;
+        if (cli_write_file(dumps[i].spec, dv_gm_span(dv_sim_gm(sim), addr[a], len[a], &f), len[a], &err) !=
+            DV_OK)
+            rc = cli_fail(&err);
+    }
+    if (!rc && res.stop != DV_STOP_DONE) {
+        fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
+        rc = 1;
+    }
+done:
+    dv_sim_destroy(sim);
+    dv_obj_destroy(obj);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/* dv_config.c - the chip-config table and the compiled-in chips. */
+#include "dv_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dv_config_key keys[] = {
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc)                                               \
+    {key, unit, min, offsetof(dv_chip_config, member), doc},
+#include "chip_config.def"
+#undef DV_CFG
+};
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+static const dv_chip_config builtins[] = {
+    {
+        "ascend910",
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v910,
+#include "chip_config.def"
+#undef DV_CFG
+    },
+    {
+        "ascend910b",
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v910b,
+#include "chip_config.def"
+#undef DV_CFG
+    },
+    {
+        "ascend310",
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v310,
+#include "chip_config.def"
+#undef DV_CFG
+    },
+};
+enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
+
+size_t dv_config_key_count(void)
+{
+    return NKEYS;
+}
+
+const dv_config_key *dv_config_key_at(size_t index)
+{
+    return index < NKEYS ? &keys[index] : NULL;
+}
+
+const dv_config_key *dv_config_key_find(const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].key, key) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+uint64_t dv_config_get(const dv_chip_config *cfg, const dv_config_key *k)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)cfg + k->offset, sizeof v);
+    return v;
+}
+
+void dv_config_set(dv_chip_config *cfg, const dv_config_key *k, uint64_t value)
+{
+    memcpy((char *)cfg + k->offset, &value, sizeof value);
+}
+
+size_t dv_config_builtin_count(void)
+{
+    return NBUILTINS;
+}
+
+const char *dv_config_builtin_name(size_t index)
+{
+    return index < NBUILTINS ? builtins[index].name : NULL;
+}
+
+const char *dv_config_default_name(void)
+{
+    return builtins[0].name;
+}
+
+dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err)
+{
+    for (size_t i = 0; i < NBUILTINS; i++) {
+        if (strcmp(builtins[i].name, name) == 0) {
+            *out = builtins[i];
+            return DV_OK;
+        }
+    }
+    char names[128] = "";
+    for (size_t i = 0; i < NBUILTINS; i++) {
+        strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+        strncat(names, builtins[i].name, sizeof names - strlen(names) - 1);
+    }
+    return dv_error_set(err, DV_ERR_CONFIG, "unknown chip '%s' (built in: %s)", name, names);
+}
+
+dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        uint64_t v = dv_config_get(cfg, &keys[i]);
+        if (v < keys[i].min)
+            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is below its minimum %llu", cfg->name,
+                                keys[i].key, (unsigned long long)v, (unsigned long long)keys[i].min);
+    }
+    static const struct {
+        const char *size, *align;
+    } aligned[] = {
+        {"buffer.ub_bytes", "align.ub"},    {"buffer.l1_bytes", "align.l1"},
+        {"buffer.l0a_bytes", "align.l0ab"}, {"buffer.l0b_bytes", "align.l0ab"},
+        {"buffer.l0c_bytes", "align.l0c"},
+    };
+    for (size_t i = 0; i < sizeof aligned / sizeof aligned[0]; i++) {
+        uint64_t size = dv_config_get(cfg, dv_config_key_find(aligned[i].size));
+        uint64_t align = dv_config_get(cfg, dv_config_key_find(aligned[i].align));
+        if (align & (align - 1))
+            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is not a power of two", cfg->name,
+                                aligned[i].align, (unsigned long long)align);
+        if (size % align)
+            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is not a multiple of %s = %llu", cfg->name,
+                                aligned[i].size, (unsigned long long)size, aligned[i].align,
+                                (unsigned long long)align);
+    }
+    if (cfg->split > 1)
+        return dv_error_set(err, DV_ERR_CONFIG, "%s: chip.split must be 0 or 1", cfg->name);
+    if (cfg->split && cfg->aiv_per_aic == 0)
+        return dv_error_set(err, DV_ERR_CONFIG, "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
+    if (!cfg->split && (cfg->bw_l0c_ub == 0))
+        return dv_error_set(err, DV_ERR_CONFIG,
+                            "%s: a coupled chip needs path.l0c_to_ub > 0 (its Cube results leave through UB)",
+                            cfg->name);
+    if (cfg->split && cfg->bw_l0c_gm == 0)
+        return dv_error_set(err, DV_ERR_CONFIG, "%s: a split chip needs path.l0c_to_gm > 0 (FixPipe)",
+                            cfg->name);
+    if (cfg->ub_banks % cfg->ub_bank_groups)
+        return dv_error_set(err, DV_ERR_CONFIG,
+                            "%s: ub.banks = %llu is not a multiple of ub.bank_groups = %llu", cfg->name,
+                            (unsigned long long)cfg->ub_banks, (unsigned long long)cfg->ub_bank_groups);
+    if (cfg->event_ids > 16)
+        return dv_error_set(err, DV_ERR_CONFIG, "%s: sync.event_ids = %llu exceeds the ISA's 16", cfg->name,
+                            (unsigned long long)cfg->event_ids);
+    return DV_OK;
+}
+
+double dv_config_core_macs_fp16(const dv_chip_config *cfg)
+{
+    return (double)cfg->cube_m * (double)cfg->cube_n * (double)cfg->cube_k_fp16;
+}
+
+double dv_config_peak_fp16_flops(const dv_chip_config *cfg)
+{
+    return 2.0 * dv_config_core_macs_fp16(cfg) * (double)cfg->cores * (double)cfg->clock_mhz * 1e6;
+}

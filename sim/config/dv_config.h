@@ -1,0 +1,54 @@
+/* dv_config.h - chip configurations.
+ *
+ * Every number the simulator uses for a chip lives in a dv_chip_config; the
+ * fields, their INI keys, units, limits, per-chip defaults and sources are
+ * the rows of chip_config.def.  Three configs are compiled in (ascend910, the
+ * default; ascend910b; ascend310). */
+#ifndef DV_CONFIG_H
+#define DV_CONFIG_H
+
+#include "dv_status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { DV_CHIP_NAME_MAX = 64 };
+
+typedef struct dv_chip_config {
+    char name[DV_CHIP_NAME_MAX];
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) uint64_t member;
+#include "chip_config.def"
+#undef DV_CFG
+} dv_chip_config;
+
+/* One row of the table, for readers, writers and listings. */
+typedef struct dv_config_key {
+    const char *key; /* "section.name" */
+    const char *unit;
+    uint64_t min;
+    size_t offset;   /* of the uint64_t member in dv_chip_config */
+    const char *doc; /* meaning and source */
+} dv_config_key;
+
+size_t dv_config_key_count(void);
+const dv_config_key *dv_config_key_at(size_t index);
+const dv_config_key *dv_config_key_find(const char *key); /* NULL if unknown */
+uint64_t dv_config_get(const dv_chip_config *cfg, const dv_config_key *k);
+void dv_config_set(dv_chip_config *cfg, const dv_config_key *k, uint64_t value);
+
+/* The compiled-in chips. */
+size_t dv_config_builtin_count(void);
+const char *dv_config_builtin_name(size_t index);
+/* Copies the named built-in config; DV_ERR_CONFIG if there is none. */
+dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err);
+const char *dv_config_default_name(void); /* "ascend910" */
+
+/* Consistency of a config: limits, alignment of buffer sizes, paths the core
+ * type needs.  DV_ERR_CONFIG with the offending key. */
+dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err);
+
+/* Derived figures. */
+double dv_config_peak_fp16_flops(const dv_chip_config *cfg); /* whole chip, FLOP/s */
+double dv_config_core_macs_fp16(const dv_chip_config *cfg);  /* per core per cycle */
+
+#endif

@@ -1,0 +1,210 @@
+/* core.c - setting up a core, its outcome (done, fault, deadlock), and the
+ * statistics every instruction adds to. */
+#include "core_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dv_stop_name(dv_stop s)
+{
+    static const char *const names[] = {"running", "done", "guest fault", "deadlock", "cycle limit"};
+    return (unsigned)s <= DV_STOP_LIMIT ? names[s] : "?";
+}
+
+void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio)
+{
+    dv_error err;
+    if (dv_evq_schedule(c->q, ev, cycle, prio, &err) != DV_OK) {
+        c->stop = DV_STOP_FAULT;
+        snprintf(c->stop_msg, sizeof c->stop_msg, "internal: %s", err.msg);
+    }
+}
+
+void core_wake_scalar(dv_core *c)
+{
+    if (c->stop == DV_STOP_NONE && !c->ended && !dv_event_queued(&c->scalar_ev))
+        core_schedule(c, &c->scalar_ev, c->q->now, DV_PRIO_SCALAR);
+}
+
+const char *core_source_of(const dv_core *c, uint64_t pc, char *buf, size_t size)
+{
+    const dv_obj_line *ln = dv_obj_line_at(c->obj, pc);
+    if (ln && ln->file < c->obj->nfiles)
+        snprintf(buf, size, "%s:%u", c->obj->files[ln->file], ln->line);
+    else
+        snprintf(buf, size, "no source line");
+    return buf;
+}
+
+void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...)
+{
+    if (c->stop != DV_STOP_NONE)
+        return;
+    char what[600], src[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    c->stop = DV_STOP_FAULT;
+    c->end_cycle = c->q->now;
+    snprintf(c->stop_msg, sizeof c->stop_msg, "core %llu, pipe %s, pc 0x%llx (%s), cycle %llu: %s",
+             (unsigned long long)c->core_id, dv_pipe_trace_name(pipe), (unsigned long long)pc,
+             core_source_of(c, pc, src, sizeof src), (unsigned long long)c->q->now, what);
+}
+
+void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles)
+{
+    (void)pipe;
+    dv_core_stats *s = &c->stats;
+    if (st->path != DV_PATH_NONE && st->path < DV_PATH_COUNT) {
+        s->path_bytes[st->path] += st->bytes;
+        s->path_cycles[st->path] += cycles;
+    }
+    s->cube_macs += st->macs;
+    s->cube_fractals += st->fractals;
+    s->vec_elem_ops += st->elem_ops;
+    s->vec_repeats += st->repeats;
+    s->ub_group_conflict_cycles += st->ub_group_conflict_cycles;
+    s->ub_bank_conflict_cycles += st->ub_bank_conflict_cycles;
+}
+
+void core_check_drained(dv_core *c)
+{
+    if (c->stop != DV_STOP_NONE || !core_pipes_idle(c))
+        return;
+    if (c->barrier_wait) {
+        core_wake_scalar(c);
+        return;
+    }
+    if (c->ended) {
+        c->stop = DV_STOP_DONE;
+        c->end_cycle = c->q->now;
+    }
+}
+
+void dv_core_diagnose_deadlock(dv_core *c)
+{
+    if (c->stop != DV_STOP_NONE)
+        return;
+    c->stop = DV_STOP_DEADLOCK;
+    c->end_cycle = c->q->now;
+    size_t n = (size_t)snprintf(c->stop_msg, sizeof c->stop_msg,
+                                "core %llu deadlocked at cycle %llu:", (unsigned long long)c->core_id,
+                                (unsigned long long)c->q->now);
+    char src[300];
+    for (int i = DV_PIPE_V; i < DV_PIPE_COUNT && n < sizeof c->stop_msg; i++) {
+        dv_pipe_state *p = &c->pipes[i];
+        if (!p->waiting || !p->count)
+            continue;
+        const dv_op *op = &p->queue[p->head];
+        n += (size_t)snprintf(c->stop_msg + n, sizeof c->stop_msg - n,
+                              " %s waits for flag %s->%s id %lld (wait_flag at pc 0x%llx, %s), never set;",
+                              dv_pipe_trace_name(p->id), dv_pipe_name((dv_pipe)op->insn.f[DV_F_SRC]),
+                              dv_pipe_name((dv_pipe)op->insn.f[DV_F_DST]), (long long)op->insn.f[DV_F_ID],
+                              (unsigned long long)op->pc, core_source_of(c, op->pc, src, sizeof src));
+    }
+    if (n < sizeof c->stop_msg && c->scalar_flag_wait >= 0)
+        n += (size_t)snprintf(c->stop_msg + n, sizeof c->stop_msg - n,
+                              " SCALAR waits for flag %s->s id %d (pc 0x%llx, %s);",
+                              dv_pipe_name((dv_pipe)(c->scalar_flag_wait / 256)), c->scalar_flag_wait % 256,
+                              (unsigned long long)c->pc, core_source_of(c, c->pc, src, sizeof src));
+    if (n < sizeof c->stop_msg && !c->ended && c->scalar_flag_wait < 0)
+        snprintf(c->stop_msg + n, sizeof c->stop_msg - n, " SCALAR stopped at pc 0x%llx (%s)",
+                 (unsigned long long)c->pc, core_source_of(c, c->pc, src, sizeof src));
+}
+
+static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_error *err)
+{
+    static const struct {
+        dv_mem_kind kind;
+        size_t size_off, align_off;
+    } bufs[] = {
+        {DV_MEM_L1, offsetof(dv_chip_config, l1_bytes), offsetof(dv_chip_config, align_l1)},
+        {DV_MEM_L0A, offsetof(dv_chip_config, l0a_bytes), offsetof(dv_chip_config, align_l0ab)},
+        {DV_MEM_L0B, offsetof(dv_chip_config, l0b_bytes), offsetof(dv_chip_config, align_l0ab)},
+        {DV_MEM_L0C, offsetof(dv_chip_config, l0c_bytes), offsetof(dv_chip_config, align_l0c)},
+        {DV_MEM_UB, offsetof(dv_chip_config, ub_bytes), offsetof(dv_chip_config, align_ub)},
+        {DV_MEM_BT, offsetof(dv_chip_config, bt_bytes), 0},
+        {DV_MEM_FB, offsetof(dv_chip_config, fb_bytes), 0},
+    };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        uint64_t size, align = 32;
+        memcpy(&size, (const char *)cfg + bufs[i].size_off, sizeof size);
+        if (bufs[i].align_off)
+            memcpy(&align, (const char *)cfg + bufs[i].align_off, sizeof align);
+        dv_status st = dv_mem_init(&c->mem[bufs[i].kind], bufs[i].kind, size, align, err);
+        if (st != DV_OK)
+            return st;
+    }
+    return dv_mem_init(&c->sdata, DV_MEM_KIND_COUNT, DV_SDATA_BYTES, 1, err);
+}
+
+dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
+                       const dv_obj_kernel *k, bool data, dv_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->q = q;
+    c->gm = gm;
+    c->obj = obj;
+    c->stalled_on = -1;
+    c->scalar_flag_wait = -1;
+    c->pc = k->entry;
+    c->block_dim = 1;
+    c->ninsns = obj->text_size / DV_INSN_BYTES;
+    c->text = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text);
+    c->text_ok = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text_ok);
+    if (!c->text || !c->text_ok)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->ninsns; i++) {
+        uint64_t w = 0;
+        for (int b = 0; b < 8; b++)
+            w |= (uint64_t)obj->text[i * 8 + (size_t)b] << (8 * b);
+        c->text_ok[i] = dv_isa_decode(w, &c->text[i], NULL) == DV_OK;
+    }
+    dv_status st = init_buffers(c, cfg, err);
+    if (st != DV_OK)
+        return st;
+    for (int i = 0; i < DV_PIPE_COUNT; i++) {
+        dv_pipe_state *p = &c->pipes[i];
+        p->core = c;
+        p->id = (dv_pipe)i;
+        p->depth = (unsigned)cfg->queue_depth;
+        p->queue = calloc(p->depth, sizeof *p->queue);
+        if (!p->queue)
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+        dv_event_init(&p->ev, core_pipe_event);
+    }
+    dv_event_init(&c->scalar_ev, core_scalar_event);
+    c->ctx.cfg = cfg;
+    c->ctx.mem = c->mem;
+    c->ctx.gm = gm;
+    c->ctx.vec = &c->vec;
+    c->ctx.fmatrix = &c->fmatrix;
+    c->ctx.data = data;
+    c->vec.mask_lo = c->vec.mask_hi = ~0ull;
+    c->vec.mode = DV_MASK_NORM;
+    c->core_type = cfg->split ? (k->core == DV_CORE_AIV ? 2 : 1) : 0;
+    return DV_OK;
+}
+
+dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err)
+{
+    return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);
+}
+
+void dv_core_destroy(dv_core *c)
+{
+    for (int i = 0; i < DV_PIPE_COUNT; i++) {
+        dv_evq_cancel(c->q, &c->pipes[i].ev);
+        free(c->pipes[i].queue);
+    }
+    dv_evq_cancel(c->q, &c->scalar_ev);
+    for (int i = 0; i < DV_MEM_KIND_COUNT; i++)
+        dv_mem_free(&c->mem[i]);
+    dv_mem_free(&c->sdata);
+    free(c->text);
+    free(c->text_ok);
+}

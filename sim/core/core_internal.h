@@ -1,0 +1,23 @@
+/* core_internal.h - shared by the core's source files.  Not installed. */
+#ifndef DV_CORE_INTERNAL_H
+#define DV_CORE_INTERNAL_H
+
+#include "dv_core.h"
+
+void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio);
+void core_wake_scalar(dv_core *c);
+void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void core_set_flag(dv_core *c, const dv_insn *in);
+bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op);
+bool core_pipes_idle(const dv_core *c);
+void core_pipe_event(dv_event *ev, void *ctx);
+void core_scalar_event(dv_event *ev, void *ctx);
+/* Records what an instruction did in the core's statistics. */
+void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles);
+/* Finishes the core or releases a pipe_barrier once every pipe is empty. */
+void core_check_drained(dv_core *c);
+/* "file.dvs:12" for pc, or "" */
+const char *core_source_of(const dv_core *c, uint64_t pc, char *buf, size_t size);
+
+#endif

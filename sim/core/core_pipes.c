@@ -1,0 +1,168 @@
+/* core_pipes.c - the pipe queues: dispatch, in-order issue, flags, barriers,
+ * completion, and where each instruction class is executed. */
+#include "core_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- where an instruction goes ---- */
+
+static uint64_t unit_cycles(dv_core *c, const dv_op *op, bool b2b, dv_op_stats *st)
+{
+    const dv_insn_info *info = dv_isa_info(op->insn.op);
+    switch (info->tclass) {
+    case DV_TC_DMA: return dv_mte_cycles(&c->ctx, op, b2b, st);
+    case DV_TC_CUBE: return dv_cube_cycles(&c->ctx, op, b2b, st);
+    case DV_TC_FIX: return dv_fixp_cycles(&c->ctx, op, b2b, st);
+    case DV_TC_SYNC:
+        if (op->insn.op == DV_OP_SET_FMATRIX)
+            return dv_mte_cycles(&c->ctx, op, b2b, st);
+        return 1;
+    default: return dv_vector_cycles(&c->ctx, op, b2b, st);
+    }
+}
+
+static bool unit_exec(dv_core *c, const dv_op *op)
+{
+    const dv_insn_info *info = dv_isa_info(op->insn.op);
+    switch (info->tclass) {
+    case DV_TC_DMA: return dv_mte_exec(&c->ctx, op);
+    case DV_TC_CUBE: return dv_cube_exec(&c->ctx, op);
+    case DV_TC_FIX: return dv_fixp_exec(&c->ctx, op);
+    case DV_TC_SYNC: return op->insn.op == DV_OP_SET_FMATRIX ? dv_mte_exec(&c->ctx, op) : true;
+    default: return dv_vector_exec(&c->ctx, op);
+    }
+}
+
+/* ---- flags ---- */
+
+static uint8_t *flag_of(dv_core *c, const dv_insn *in)
+{
+    return &c->flags[in->f[DV_F_SRC]][in->f[DV_F_DST]][in->f[DV_F_ID]];
+}
+
+void core_set_flag(dv_core *c, const dv_insn *in)
+{
+    *flag_of(c, in) = 1;
+    dv_pipe dst = (dv_pipe)in->f[DV_F_DST];
+    if (dst == DV_PIPE_S) {
+        if (c->scalar_flag_wait >= 0)
+            core_wake_scalar(c);
+        return;
+    }
+    dv_pipe_state *p = &c->pipes[dst];
+    if (p->waiting)
+        core_schedule(c, &p->ev, c->q->now, DV_PRIO_FLAG);
+}
+
+/* ---- dispatch from the Scalar unit ---- */
+
+bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op)
+{
+    dv_pipe_state *p = &c->pipes[pipe];
+    if (p->count == p->depth)
+        return false;
+    p->queue[(p->head + p->count) % p->depth] = *op;
+    p->count++;
+    if (!p->busy && !p->waiting && !dv_event_queued(&p->ev))
+        core_schedule(c, &p->ev, c->q->now, DV_PRIO_ISSUE);
+    return true;
+}
+
+bool core_pipes_idle(const dv_core *c)
+{
+    for (int i = DV_PIPE_V; i < DV_PIPE_COUNT; i++)
+        if (c->pipes[i].count || c->pipes[i].busy)
+            return false;
+    return true;
+}
+
+static void pop(dv_core *c, dv_pipe_state *p)
+{
+    p->head = (p->head + 1) % p->depth;
+    p->count--;
+    if (c->stalled_on == (int)p->id) {
+        c->stats.pipe[p->id].full_cycles += c->q->now - c->stall_since;
+        c->stalled_on = -1;
+        core_wake_scalar(c);
+    }
+}
+
+/* ---- issue and completion ---- */
+
+static void complete(dv_core *c, dv_pipe_state *p)
+{
+    c->stats.pipe[p->id].busy_cycles += c->q->now - p->busy_since;
+    p->busy = false;
+    p->last_end = c->q->now;
+    if (!unit_exec(c, &p->cur)) {
+        char what[300];
+        if (c->ctx.fault.kind != DV_FAULT_NONE)
+            dv_access_fault_describe(&c->ctx.fault, what, sizeof what);
+        else
+            snprintf(what, sizeof what, "%s", c->ctx.fault_msg);
+        core_fault(c, p->id, p->cur.pc, "%s: %s", dv_isa_info(p->cur.insn.op)->mnemonic, what);
+    }
+}
+
+/* The pipe's event: finish the instruction in flight, then start the next
+ * ones until one takes time or the pipe has to wait. */
+void core_pipe_event(dv_event *ev, void *ctx)
+{
+    (void)ctx;
+    dv_pipe_state *p = (dv_pipe_state *)((char *)ev - offsetof(dv_pipe_state, ev));
+    dv_core *c = p->core;
+    if (c->stop != DV_STOP_NONE)
+        return;
+    if (p->busy) {
+        complete(c, p);
+        if (c->stop != DV_STOP_NONE)
+            return;
+    }
+    while (p->count) {
+        dv_op *op = &p->queue[p->head];
+        const dv_insn *in = &op->insn;
+        if (in->op == DV_OP_WAIT_FLAG) {
+            uint8_t *f = flag_of(c, in);
+            if (!*f) {
+                if (!p->waiting) {
+                    p->waiting = true;
+                    p->wait_since = c->q->now;
+                }
+                return; /* core_set_flag reschedules this pipe */
+            }
+            if (p->waiting) {
+                c->stats.pipe[p->id].wait_cycles += c->q->now - p->wait_since;
+                p->waiting = false;
+            }
+            *f = 0;
+            c->stats.pipe[p->id].insns++;
+            pop(c, p);
+            continue;
+        }
+        if (in->op == DV_OP_SET_FLAG) {
+            core_set_flag(c, in);
+            c->stats.pipe[p->id].insns++;
+            pop(c, p);
+            continue;
+        }
+        uint64_t cycles;
+        dv_op_stats st;
+        memset(&st, 0, sizeof st);
+        if (in->op == DV_OP_PIPE_BARRIER)
+            cycles = c->cfg->barrier_cycles;
+        else
+            cycles = unit_cycles(c, op, p->last_end == c->q->now && c->q->now != 0, &st);
+        core_account(c, p->id, &st, cycles);
+        p->cur = *op;
+        p->busy = true;
+        p->busy_since = c->q->now;
+        c->stats.pipe[p->id].insns++;
+        pop(c, p);
+        core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
+        return;
+    }
+    /* drained: the Scalar unit may be waiting for that */
+    if (c->barrier_wait || c->ended)
+        core_check_drained(c);
+}

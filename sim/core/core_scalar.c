@@ -1,0 +1,298 @@
+/* core_scalar.c - the Scalar unit: fetch, scalar instructions, CSRs, and
+ * dispatch of everything else into the pipe queues. */
+#include "core_internal.h"
+
+#include <string.h>
+
+static uint64_t sx32(int64_t v)
+{
+    return (uint64_t)(int64_t)(int32_t)v;
+}
+
+static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned size, uint8_t **out)
+{
+    dv_access_fault f = {DV_FAULT_NONE, DV_MEM_GM, 0, 0, 0};
+    uint8_t *p = NULL;
+    switch ((dv_space)in->f[DV_F_SPACE]) {
+    case DV_SPACE_GM: p = dv_gm_span(c->gm, addr, size, &f); break;
+    case DV_SPACE_UB: p = dv_mem_span(&c->mem[DV_MEM_UB], addr, size, size, &f); break;
+    case DV_SPACE_L1: p = dv_mem_span(&c->mem[DV_MEM_L1], addr, size, size, &f); break;
+    case DV_SPACE_SDATA: p = dv_mem_span(&c->sdata, addr, size, size, &f); break;
+    default: break;
+    }
+    if (!p) {
+        char what[256];
+        dv_access_fault_describe(&f, what, sizeof what);
+        core_fault(c, DV_PIPE_S, c->pc, "%s: %s", dv_isa_info(in->op)->mnemonic, what);
+        return false;
+    }
+    *out = p;
+    return true;
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned size)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static bool csr_read(dv_core *c, unsigned csr, uint64_t *v)
+{
+    switch (csr) {
+    case DV_CSR_COREID: *v = c->core_id; return true;
+    case DV_CSR_BLOCKIDX: *v = c->block_idx; return true;
+    case DV_CSR_BLOCKDIM: *v = c->block_dim; return true;
+    case DV_CSR_CORETYPE: *v = c->core_type; return true;
+    case DV_CSR_SUBIDX: *v = 0; return true;
+    case DV_CSR_SUBDIM: *v = 1; return true;
+    case DV_CSR_CYCLE: *v = c->q->now; return true;
+    case DV_CSR_INSTRET: *v = c->instret; return true;
+    default: return false;
+    }
+}
+
+/* Runs one scalar instruction; returns its latency, or 0 after a fault. */
+static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
+{
+    const dv_chip_config *cfg = c->cfg;
+    uint64_t *x = c->regs;
+    uint64_t a = x[in->f[DV_F_R1]], b = x[in->f[DV_F_R2]];
+    int64_t imm = in->f[DV_F_IMM];
+    uint64_t r = 0, lat = cfg->s_alu_cycles;
+    bool write = true;
+    switch (in->op) {
+    case DV_OP_NOP: write = false; break;
+    case DV_OP_ADD: r = a + b; break;
+    case DV_OP_SUB: r = a - b; break;
+    case DV_OP_MUL: r = a * b, lat = cfg->s_mul_cycles; break;
+    case DV_OP_MULH:
+        r = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64), lat = cfg->s_mul_cycles;
+        break;
+    case DV_OP_DIV:
+        lat = cfg->s_div_cycles;
+        r = b == 0                                          ? ~0ull
+            : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? a
+                                                            : (uint64_t)((int64_t)a / (int64_t)b);
+        break;
+    case DV_OP_DIVU: r = b == 0 ? ~0ull : a / b, lat = cfg->s_div_cycles; break;
+    case DV_OP_REM:
+        lat = cfg->s_div_cycles;
+        r = b == 0                                          ? a
+            : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? 0
+                                                            : (uint64_t)((int64_t)a % (int64_t)b);
+        break;
+    case DV_OP_REMU: r = b == 0 ? a : a % b, lat = cfg->s_div_cycles; break;
+    case DV_OP_AND: r = a & b; break;
+    case DV_OP_OR: r = a | b; break;
+    case DV_OP_XOR: r = a ^ b; break;
+    case DV_OP_SLL: r = a << (b & 63); break;
+    case DV_OP_SRL: r = a >> (b & 63); break;
+    case DV_OP_SRA: r = (uint64_t)((int64_t)a >> (b & 63)); break;
+    case DV_OP_SLT: r = (int64_t)a < (int64_t)b; break;
+    case DV_OP_SLTU: r = a < b; break;
+    case DV_OP_MIN: r = (int64_t)a < (int64_t)b ? a : b; break;
+    case DV_OP_MAX: r = (int64_t)a > (int64_t)b ? a : b; break;
+    case DV_OP_MINU: r = a < b ? a : b; break;
+    case DV_OP_MAXU: r = a > b ? a : b; break;
+    case DV_OP_ADDI: r = a + (uint64_t)imm; break;
+    case DV_OP_MULI: r = a * (uint64_t)imm, lat = cfg->s_mul_cycles; break;
+    case DV_OP_ANDI: r = a & (uint64_t)imm; break;
+    case DV_OP_ORI: r = a | (uint64_t)imm; break;
+    case DV_OP_XORI: r = a ^ (uint64_t)imm; break;
+    case DV_OP_SLLI: r = a << (imm & 63); break;
+    case DV_OP_SRLI: r = a >> (imm & 63); break;
+    case DV_OP_SRAI: r = (uint64_t)((int64_t)a >> (imm & 63)); break;
+    case DV_OP_SLTI: r = (int64_t)a < imm; break;
+    case DV_OP_SLTIU: r = a < (uint64_t)imm; break;
+    case DV_OP_LI: r = sx32(imm); break;
+    case DV_OP_LIH: r = (x[in->f[DV_F_R0]] & 0xffffffffull) | ((uint64_t)in->f[DV_F_UIMM] << 32); break;
+    case DV_OP_LB:
+    case DV_OP_LBU:
+    case DV_OP_LH:
+    case DV_OP_LHU:
+    case DV_OP_LW:
+    case DV_OP_LWU:
+    case DV_OP_LD: {
+        static const unsigned size[] = {1, 1, 2, 2, 4, 4, 8};
+        unsigned k = (unsigned)(in->op - DV_OP_LB), n = size[k];
+        uint8_t *p;
+        if (!scalar_mem(c, in, a + (uint64_t)imm, n, &p))
+            return 0;
+        r = load_le(p, n);
+        bool sign = k == 0 || k == 2 || k == 4;
+        if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
+            r |= ~0ull << (8 * n);
+        lat = cfg->s_mem_cycles;
+        break;
+    }
+    case DV_OP_SB:
+    case DV_OP_SH:
+    case DV_OP_SW:
+    case DV_OP_SD: {
+        unsigned n = 1u << (in->op - DV_OP_SB);
+        uint8_t *p;
+        if (!scalar_mem(c, in, a + (uint64_t)imm, n, &p))
+            return 0;
+        uint64_t v = x[in->f[DV_F_R0]];
+        for (unsigned i = 0; i < n; i++)
+            p[i] = (uint8_t)(v >> (8 * i));
+        write = false;
+        lat = cfg->s_mem_cycles;
+        break;
+    }
+    case DV_OP_BEQ:
+    case DV_OP_BNE:
+    case DV_OP_BLT:
+    case DV_OP_BGE:
+    case DV_OP_BLTU:
+    case DV_OP_BGEU: {
+        uint64_t s1 = x[in->f[DV_F_R0]], s2 = x[in->f[DV_F_R1]];
+        bool t = false;
+        switch (in->op) {
+        case DV_OP_BEQ: t = s1 == s2; break;
+        case DV_OP_BNE: t = s1 != s2; break;
+        case DV_OP_BLT: t = (int64_t)s1 < (int64_t)s2; break;
+        case DV_OP_BGE: t = (int64_t)s1 >= (int64_t)s2; break;
+        case DV_OP_BLTU: t = s1 < s2; break;
+        default: t = s1 >= s2; break;
+        }
+        if (t) {
+            *next_pc = c->pc + (uint64_t)in->f[DV_F_TARGET];
+            lat = cfg->s_branch_cycles;
+        }
+        write = false;
+        break;
+    }
+    case DV_OP_JAL:
+        r = c->pc + DV_INSN_BYTES;
+        *next_pc = c->pc + (uint64_t)in->f[DV_F_TARGET];
+        lat = cfg->s_branch_cycles;
+        break;
+    case DV_OP_JALR:
+        r = c->pc + DV_INSN_BYTES;
+        *next_pc = a + (uint64_t)imm;
+        lat = cfg->s_branch_cycles;
+        break;
+    case DV_OP_CSRR:
+        if (!csr_read(c, (unsigned)in->f[DV_F_CSR], &r)) {
+            const dv_csr_info *ci = dv_csr_by_number((unsigned)in->f[DV_F_CSR]);
+            core_fault(c, DV_PIPE_S, c->pc, "csrr: %s%s", ci ? ci->name : "CSR",
+                       ci ? " is a PMU register, which is not modelled yet" : " does not exist");
+            return 0;
+        }
+        break;
+    case DV_OP_CSRW: {
+        const dv_csr_info *ci = dv_csr_by_number((unsigned)in->f[DV_F_CSR]);
+        core_fault(c, DV_PIPE_S, c->pc, "csrw: %s %s", ci ? ci->name : "CSR",
+                   ci && ci->writable ? "is a PMU register, which is not modelled yet" : "is not writable");
+        return 0;
+    }
+    default:
+        core_fault(c, DV_PIPE_S, c->pc, "%s is not a scalar instruction", dv_isa_info(in->op)->mnemonic);
+        return 0;
+    }
+    if (write && in->f[DV_F_R0] != 0)
+        x[in->f[DV_F_R0]] = r;
+    return lat ? lat : 1;
+}
+
+/* Non-scalar instructions: sync handled here or queued, tensor work queued. */
+static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
+{
+    dv_pipe pipe = dv_insn_pipe(in);
+    *lat = c->cfg->s_dispatch_cycles;
+    if (in->op == DV_OP_CC_SET_FLAG || in->op == DV_OP_CC_WAIT_FLAG) {
+        core_fault(c, DV_PIPE_S, c->pc,
+                   "%s: cross-core flags need a split chip and a mix launch (not modelled yet)",
+                   dv_isa_info(in->op)->mnemonic);
+        return false;
+    }
+    if (in->op == DV_OP_SET_FLAG || in->op == DV_OP_WAIT_FLAG) {
+        if (in->f[DV_F_SRC] == DV_PIPE_ALL || in->f[DV_F_DST] == DV_PIPE_ALL ||
+            (uint64_t)in->f[DV_F_ID] >= c->cfg->event_ids) {
+            core_fault(c, DV_PIPE_S, c->pc,
+                       "%s: id %lld of pipes %s->%s does not exist on this chip (event ids 0..%llu)",
+                       dv_isa_info(in->op)->mnemonic, (long long)in->f[DV_F_ID],
+                       dv_pipe_name((dv_pipe)in->f[DV_F_SRC]), dv_pipe_name((dv_pipe)in->f[DV_F_DST]),
+                       (unsigned long long)c->cfg->event_ids - 1);
+            return false;
+        }
+    }
+    if (pipe == DV_PIPE_S) {
+        if (in->op == DV_OP_SET_FLAG) { /* the scalar work before it is done */
+            core_set_flag(c, in);
+        } else if (in->op == DV_OP_WAIT_FLAG) {
+            uint8_t *f = &c->flags[in->f[DV_F_SRC]][DV_PIPE_S][in->f[DV_F_ID]];
+            if (!*f) {
+                c->scalar_flag_wait = (int)(in->f[DV_F_SRC] * 256 + in->f[DV_F_ID]);
+                return false; /* retried when the flag is set */
+            }
+            *f = 0;
+            c->scalar_flag_wait = -1;
+        }
+        return true;
+    }
+    if (pipe == DV_PIPE_ALL) { /* pipe_barrier pipe=all */
+        if (!core_pipes_idle(c)) {
+            c->barrier_wait = true;
+            return false;
+        }
+        c->barrier_wait = false;
+        *lat = c->cfg->barrier_cycles;
+        return true;
+    }
+    dv_op op;
+    op.insn = *in;
+    op.pc = c->pc;
+    for (int i = 0; i < 5; i++)
+        op.r[i] = c->regs[in->f[DV_F_R0 + i]];
+    if (!core_dispatch(c, pipe, &op)) {
+        c->stalled_on = (int)pipe;
+        c->stall_since = c->q->now;
+        return false; /* retried when the queue has room */
+    }
+    return true;
+}
+
+void core_scalar_event(dv_event *ev, void *ctx)
+{
+    (void)ctx;
+    dv_core *c = (dv_core *)((char *)ev - offsetof(dv_core, scalar_ev));
+    if (c->stop != DV_STOP_NONE || c->ended)
+        return;
+    size_t idx = (size_t)(c->pc / DV_INSN_BYTES);
+    if ((c->pc % DV_INSN_BYTES) || idx >= c->ninsns) {
+        core_fault(c, DV_PIPE_S, c->pc, "the program counter 0x%llx is outside .text (%zu bytes)",
+                   (unsigned long long)c->pc, c->ninsns * DV_INSN_BYTES);
+        return;
+    }
+    if (!c->text_ok[idx]) {
+        core_fault(c, DV_PIPE_S, c->pc, "illegal instruction");
+        return;
+    }
+    const dv_insn *in = &c->text[idx];
+    const dv_insn_info *info = dv_isa_info(in->op);
+    uint64_t next = c->pc + DV_INSN_BYTES, lat;
+    if (in->op == DV_OP_END) {
+        c->ended = true;
+        c->instret++;
+        c->stats.scalar_insns++;
+        core_check_drained(c);
+        return;
+    }
+    if (info->pipe == DV_PIPE_S) {
+        lat = exec_scalar(c, in, &next);
+        if (!lat)
+            return;
+        c->stats.scalar_insns++;
+        c->stats.pipe[DV_PIPE_S].busy_cycles += lat;
+    } else if (!issue_to_pipe(c, in, &lat)) {
+        return; /* stalled (woken later) or faulted */
+    }
+    c->stats.pipe[DV_PIPE_S].insns++;
+    c->instret++;
+    c->pc = next;
+    core_schedule(c, &c->scalar_ev, c->q->now + lat, DV_PRIO_SCALAR);
+}

@@ -1,0 +1,113 @@
+/* dv_core.h - one simulated AI core: the Scalar unit, the in-order pipe
+ * queues (V, M, MTE1, MTE2, MTE3, FIX), flags and barriers, the core's
+ * buffers, and the statistics of a run.
+ *
+ * The Scalar unit fetches every instruction, runs scalar ones itself and
+ * dispatches the rest, with their register values, into the queue of the
+ * pipe that owns them; it stalls while that queue is full.  Each pipe runs
+ * its queue in order, one instruction at a time: set_flag fires when it
+ * reaches the head (the work before it is done), wait_flag blocks the pipe
+ * until its flag is set.  An instruction's functional effect happens when it
+ * completes, at the simulated time its pipe finishes it. */
+#ifndef DV_CORE_H
+#define DV_CORE_H
+
+#include "dv_config.h"
+#include "dv_evq.h"
+#include "dv_obj.h"
+#include "dv_unit.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { DV_MAX_EVENT_IDS = 16, DV_SDATA_BYTES = 65536 };
+
+typedef enum dv_stop {
+    DV_STOP_NONE,     /* still running */
+    DV_STOP_DONE,     /* end reached and every pipe drained */
+    DV_STOP_FAULT,    /* guest fault: out of range, misaligned, illegal, bad parameter */
+    DV_STOP_DEADLOCK, /* every pipe waits and nothing is in flight */
+    DV_STOP_LIMIT,    /* the cycle limit was reached */
+} dv_stop;
+
+const char *dv_stop_name(dv_stop s);
+
+/* Per-pipe statistics (cycles and counts). */
+typedef struct dv_pipe_stats {
+    uint64_t busy_cycles; /* executing an instruction */
+    uint64_t insns;       /* instructions executed (sync included) */
+    uint64_t wait_cycles; /* blocked on wait_flag */
+    uint64_t full_cycles; /* Scalar stalled because this queue was full */
+} dv_pipe_stats;
+
+typedef struct dv_core_stats {
+    dv_pipe_stats pipe[DV_PIPE_COUNT]; /* index dv_pipe; S counts scalar work */
+    uint64_t path_bytes[DV_PATH_COUNT];
+    uint64_t path_cycles[DV_PATH_COUNT]; /* busy cycles of transfers on each path */
+    uint64_t cube_macs, cube_fractals, cube_macs_int8;
+    uint64_t vec_elem_ops, vec_repeats;
+    uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;
+    uint64_t scalar_insns;
+} dv_core_stats;
+
+typedef struct dv_pipe_state {
+    dv_op *queue; /* ring of `depth` entries */
+    unsigned head, count, depth;
+    dv_event ev; /* issue and completion of this pipe */
+    bool busy;
+    dv_op cur; /* the instruction in flight */
+    uint64_t busy_since;
+    uint64_t last_end; /* when the previous instruction finished (back-to-back issue) */
+    bool waiting;      /* head is a wait_flag whose flag is not set */
+    uint64_t wait_since;
+    struct dv_core *core;
+    dv_pipe id;
+} dv_pipe_state;
+
+typedef struct dv_core {
+    const dv_chip_config *cfg;
+    dv_evq *q;
+    const dv_obj *obj;
+    dv_insn *text; /* predecoded .text */
+    bool *text_ok; /* false where a word does not decode */
+    size_t ninsns;
+    uint64_t regs[DV_NUM_REGS];
+    uint64_t pc;
+    /* identity, readable through CSRs */
+    uint64_t core_id, block_idx, block_dim, core_type;
+    /* Scalar unit */
+    dv_event scalar_ev;
+    bool ended;     /* `end` fetched */
+    int stalled_on; /* pipe whose full queue stalls the Scalar unit, or -1 */
+    uint64_t stall_since;
+    bool barrier_wait;    /* pipe_barrier pipe=all: waiting for every pipe to drain */
+    int scalar_flag_wait; /* waiting for a flag with dst = S: index into flags, or -1 */
+    uint64_t instret;
+    dv_pipe_state pipes[DV_PIPE_COUNT];
+    uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
+    /* buffers and unit state */
+    dv_mem mem[DV_MEM_KIND_COUNT];
+    dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
+    dv_gm *gm;
+    dv_vec_state vec;
+    uint64_t fmatrix;
+    dv_unit_ctx ctx;
+    /* outcome */
+    dv_stop stop;
+    uint64_t end_cycle;
+    char stop_msg[1024];
+    dv_core_stats stats;
+} dv_core;
+
+/* Sets up a core of `cfg` running kernel `k` of `obj` (both must outlive the
+ * core) with GM `gm`, scheduling on `q`.  data = false: timing only. */
+dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
+                       const dv_obj_kernel *k, bool data, dv_error *err);
+void dv_core_destroy(dv_core *c);
+/* Schedules the first fetch at `cycle`. */
+dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err);
+/* Called when the event queue ran dry while the core had not finished:
+ * records the deadlock with who waits for what. */
+void dv_core_diagnose_deadlock(dv_core *c);
+
+#endif

@@ -1,0 +1,34 @@
+/* dv_stats.h - the statistics of a run as named values: each with a
+ * hierarchical dotted name ("core0.cube.busy_cycles"), a unit and a
+ * description, in a stable order.  Reports, stats.json and (later) the
+ * regression baseline all read this one list. */
+#ifndef DV_STATS_H
+#define DV_STATS_H
+
+#include "dv_buf.h"
+#include "dv_sim.h"
+
+#include <stddef.h>
+
+typedef struct dv_stat {
+    char name[64];
+    const char *unit;
+    const char *desc;
+    double value;
+    bool integer;
+} dv_stat;
+
+typedef struct dv_stat_list {
+    dv_stat *items;
+    size_t count, cap;
+} dv_stat_list;
+
+/* Builds the list for a finished run of one core. */
+dv_status dv_stats_collect(const dv_chip_config *cfg, const dv_run_result *res, dv_stat_list *out,
+                           dv_error *err);
+void dv_stats_free(dv_stat_list *l);
+const dv_stat *dv_stats_find(const dv_stat_list *l, const char *name);
+/* {"name": {"value": v, "unit": "...", "desc": "..."}, ...} */
+void dv_stats_json(const dv_stat_list *l, dv_buf *out);
+
+#endif

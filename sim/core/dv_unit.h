@@ -1,0 +1,107 @@
+/* dv_unit.h - the contract between the core (pipes, timing) and the
+ * execution units (Vector, Cube, transfer engines, FixPipe).
+ *
+ * Each unit offers two functions per instruction class, kept apart so that
+ * the timing model never changes a result and a timing-only run gives the
+ * same cycles:
+ *   dv_X_cycles(ctx, op, back_to_back, stats): how long the instruction
+ *       occupies its pipe, from its fields, register values and the chip
+ *       config only (never from data); fills stats (bytes, MACs, repeats,
+ *       bank conflicts).
+ *   dv_X_exec(ctx, op): the functional effect on the buffers.  Checks every
+ *       address (range and alignment) even when ctx->data is false, and
+ *       returns false with ctx->fault / ctx->fault_msg set on a guest fault.
+ * The core calls exec at the simulated time the pipe executes the
+ * instruction, so a kernel that forgets a wait_flag reads stale data. */
+#ifndef DV_UNIT_H
+#define DV_UNIT_H
+
+#include "dv_config.h"
+#include "dv_isa.h"
+#include "dv_mem.h"
+#include "dv_timing.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A dispatched instruction as it sits in a pipe queue: the Scalar unit read
+ * its registers when it dispatched it, so later scalar code cannot change it. */
+typedef struct dv_op {
+    dv_insn insn;
+    uint64_t r[5]; /* values of the registers named in slots R0..R4 */
+    uint64_t pc;
+} dv_op;
+
+/* Data paths, for bytes-moved statistics and bandwidth figures. */
+typedef enum dv_path {
+    DV_PATH_NONE,
+    DV_PATH_GM_L1,
+    DV_PATH_GM_UB,
+    DV_PATH_UB_GM,
+    DV_PATH_UB_L1,
+    DV_PATH_L1_UB,
+    DV_PATH_L1_L0A,
+    DV_PATH_L1_L0B,
+    DV_PATH_L0C_UB,
+    DV_PATH_L0C_GM,
+    DV_PATH_L0C_L1,
+    DV_PATH_COUNT
+} dv_path;
+
+const char *dv_path_name(dv_path p);                       /* "GM->L1", ... */
+uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p); /* bytes/cycle, 0 if the chip lacks it */
+
+/* Vector unit state kept between instructions. */
+typedef struct dv_vec_state {
+    uint64_t mask_lo, mask_hi; /* bit mode: lanes 0-63 in lo, 64-127 in hi; counter mode: lo = count */
+    dv_maskmode mode;
+} dv_vec_state;
+
+/* What one instruction did (filled by the cycles functions). */
+typedef struct dv_op_stats {
+    dv_path path;
+    uint64_t bytes;    /* bytes moved over `path` */
+    uint64_t macs;     /* Cube multiply-accumulates */
+    uint64_t fractals; /* Cube fractal steps */
+    uint64_t elem_ops; /* Vector element operations (active lanes x repeats) */
+    uint64_t repeats;  /* Vector repeats */
+    uint64_t ub_group_conflict_cycles;
+    uint64_t ub_bank_conflict_cycles;
+} dv_op_stats;
+
+typedef struct dv_unit_ctx {
+    const dv_chip_config *cfg;
+    dv_mem *mem; /* array indexed by dv_mem_kind (the GM entry is unused) */
+    dv_gm *gm;
+    dv_vec_state *vec;
+    uint64_t *fmatrix;     /* last set_fmatrix value */
+    bool data;             /* false: timing-only run, skip the arithmetic */
+    dv_access_fault fault; /* set when exec fails on an access */
+    char fault_msg[200];   /* set when exec fails for another reason (bad parameter) */
+} dv_unit_ctx;
+
+/* Dispatch is by timing class (isa.def): DV_TC_DMA -> dv_mte_*, DV_TC_CUBE ->
+ * dv_cube_*, DV_TC_FIX -> dv_fixp_*, the vector classes and DV_TC_MASK ->
+ * dv_vector_*.  Synchronisation (DV_TC_SYNC) is the core's own business,
+ * except set_fmatrix, which goes to dv_mte_*. */
+
+/* Vector unit (pipe V): every vector instruction of isa.def, set_mask and
+ * set_mask_mode. */
+uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
+bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op);
+
+/* Cube (pipe M): mmad. */
+uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
+bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op);
+
+/* Transfer engines (MTE1, MTE2, MTE3): copy_*, nd2nz_gm_l1, load2d_*,
+ * set_fmatrix, load3d_*; and copy_l0c_ub (pipe V on coupled chips), which
+ * shares FixPipe's conversions. */
+uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
+bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op);
+
+/* FixPipe (pipe FIX): fixp. */
+uint64_t dv_fixp_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
+bool dv_fixp_exec(dv_unit_ctx *c, const dv_op *op);
+
+#endif

@@ -1,0 +1,439 @@
+/* vector.c - the Vector unit (pipe V): decoding, address checks, timing and
+ * dispatch of every vector instruction of isa.def, set_mask and
+ * set_mask_mode.  The arithmetic lives in vector_arith.c (element-wise,
+ * vcmp, vsel, vdup), vector_reduce.c (reductions, vtranspose) and
+ * vector_conv.c (vconv, vdeq, vquant).
+ *
+ * ---- Semantics (this comment is the specification) ----
+ * Operands live in UB.  op->r[] holds the values of the register slots; the
+ * packed repeat descriptor (layout vrep) is in slot R3 for vbin/vscal/vcmp/
+ * vsel/vquant, R2 for vun/vred/vdup/vconv.
+ * Addressing: block b (0..7) of repeat r of operand X is at
+ *   base_X + (r*Xrep + b*Xblk)*32     (Xrep/Xblk: dstrep/dstblk, src0rep/...)
+ * and holds 32/size consecutive elements.  A repeat has 256/size lanes
+ * (128 for 16-bit, 64 for 32-bit); lane i is in block i/(32/size) at
+ * position i%(32/size).  Single-source ops use the src0 strides.
+ * Mask (c->vec): norm mode: lane i is active if bit i of mask_lo (i < 64)
+ * or bit i-64 of mask_hi is set (so 32-bit types only use mask_lo).  Counter
+ * mode: the first mask_lo lanes of every repeat are active.  Inactive lanes
+ * leave dst untouched.  Only blocks holding an active lane are accessed and
+ * therefore checked: each must be inside UB and aligned to cfg->align_ub,
+ * else exec returns false with c->fault set (fault_msg empty).  The checks
+ * run even when c->data is false; only the arithmetic is skipped.
+ * Types: f16 and bf16 are computed in float and rounded to nearest even; f32
+ * in float; s32/s16 in 64-bit integers, stored with wraparound (add, sub, mul,
+ * abs of the minimum, INT_MIN / -1).  Integer division by zero gives 0; float
+ * division follows IEEE.  vmax/vmin use fmaxf/fminf (a NaN operand loses).
+ * vand/vor/vnot are bitwise on any 16- or 32-bit type; vcopy, vsel and vdup
+ * copy bits.  vexp/vln/vsqrt use libm on float; vrsqrt/vrec compute 1/sqrtf(x)
+ * and 1/x exactly in float before rounding - the hardware is an
+ * approximation (~2e-3 relative, facts #20), we are exact.
+ * Scalars (vadds/vmuls/vmaxs/vmins slot R2, vdup slot R1) hold the value's
+ * bits in dtype: low 16 bits for 16-bit types, low 32 bits for 32-bit ones.
+ * Reductions: vcmax/vcmin/vcadd write one result per repeat, over its active
+ * lanes, to dst element r (dst + r*size, consecutive; dst aligned);
+ * vcgmax/vcgmin/vcgadd one result per 32-byte block to dst element r*8+b.
+ * Float sums accumulate in float in lane order and are rounded to dtype once;
+ * integer sums wrap.  A repeat or block without an active lane writes nothing.
+ * vcmp (cmp = lt gt le ge eq ne): one bit per lane; repeat r's lanes/8 bytes
+ * are at dst + r*lanes/8, bit i (little-endian: byte i/8, bit i%8) = result of
+ * lane i; inactive lanes give 0 bits, every byte of the repeat is written.
+ * vsel reads the same layout from the address in slot R4: dst = bit ? src0 : src1.
+ * vconv (from=, to=, round=): lanes = 256/max(size_from, size_to); src reads
+ * lanes*size_from/32 blocks and dst writes lanes*size_to/32 blocks per
+ * repeat.  Types f32 f16 bf16 s32 s16 s8 u8, from != to.  Every source value
+ * is exact in double; it is rounded once to the target with the mode: rne,
+ * rz, rd, ru, rna (ties away), odd (round to odd: an inexact result takes
+ * the neighbour with an odd last bit, so it never overflows to infinity).
+ * Modes apply to every inexact conversion (float->int, narrowing float->float
+ * and int->float).  Float->int saturates, NaN -> 0; int->int saturates.
+ * vdeq (from=s32, to=f16|f32): dst = convert((float)src * scale, round), scale =
+ * f32 bits in the low 32 bits of the slot R2 register.
+ * vquant (from=f16|f32, to=s8|u8): dst = saturate(round(src*scale) + offset),
+ * src*scale in float; the register holds the f32 scale bits in bits 31:0 and
+ * a signed 32-bit offset in bits 63:32.
+ * vtranspose: the 16x16 matrix of 16-bit elements (512 bytes, row-major) at
+ * src (R1) is written transposed to dst (R0); dtype must be 16-bit; the mask
+ * is ignored; both addresses must be aligned and the 512 bytes inside UB.
+ * set_mask: mask_hi = r[0], mask_lo = r[1]; set_mask_mode: mode = field mode.
+ * They change c->vec even when c->data is false (control state, not data).
+ * Invalid combinations (unsupported dtype or conversion pair, repeat >
+ * cfg->vec_max_repeat) return false with one line in c->fault_msg and
+ * c->fault.kind = DV_FAULT_NONE.  Repeat 0 is a valid no-op.
+ *
+ * ---- Timing (dv_vector_cycles; fields, registers and config only) ----
+ * R = repeat field; slope = vec_slope_b16 (8/16-bit elements) or
+ * vec_slope_b32 (32-bit; vconv/vdeq/vquant: the wider type); class VDIV uses
+ * vec_div_slope.  cycles = slope*R + (head + tail unless back_to_back) +
+ * vec_count_extra in counter mode + UB conflicts.  head/tail = vec_head/
+ * vec_tail, class VEXP vec_exp_head/vec_exp_tail, class VRED adds
+ * vec_red_extra to them.  Conflicts: for each repeat dv_ub_repeat gets the
+ * blocks that repeat reads and the blocks the previous repeat wrote; the
+ * repeat costs max(0, cycles - slope) extra, attributed first to group
+ * conflicts then to bank conflicts in the stats, so the stats add up to the
+ * extra cycles actually charged.  vtranspose counts as 2 full contiguous
+ * repeats of 16-bit elements.  set_mask/set_mask_mode: 1 cycle.
+ * Stats: repeats = R, elem_ops = active lanes per repeat * R, path NONE. */
+#include "vec_priv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef enum vrep_field {
+    VR_REPEAT,
+    VR_DSTBLK,
+    VR_SRC0BLK,
+    VR_SRC1BLK,
+    VR_DSTREP,
+    VR_SRC0REP,
+    VR_SRC1REP
+} vrep_field;
+
+static uint32_t vrep_get(uint64_t word, vrep_field f)
+{
+    /* Field order of isa_params.def's VREP layout. */
+    const dv_layout *l = dv_layout_get(DV_LAYOUT_VREP);
+    return (uint32_t)dv_lfield_get(&l->fields[f], word);
+}
+
+static bool fail(char *msg, size_t size, const char *fmt, ...)
+{
+    if (msg && size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, size, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+enum {
+    T_F16 = 1u << DV_DT_F16,
+    T_BF16 = 1u << DV_DT_BF16,
+    T_F32 = 1u << DV_DT_F32,
+    T_S32 = 1u << DV_DT_S32,
+    T_S16 = 1u << DV_DT_S16,
+    T_S8 = 1u << DV_DT_S8,
+    T_U8 = 1u << DV_DT_U8,
+    T_U16 = 1u << DV_DT_U16,
+    T_U32 = 1u << DV_DT_U32,
+    T_FLOAT = T_F16 | T_BF16 | T_F32,
+    T_ARITH = T_FLOAT | T_S32 | T_S16,
+    T_BITS = T_FLOAT | T_S32 | T_S16 | T_U16 | T_U32,
+    T_B16 = T_F16 | T_BF16 | T_S16 | T_U16,
+    T_CONV = T_FLOAT | T_S32 | T_S16 | T_S8 | T_U8,
+};
+
+/* The dtypes each element-wise op accepts. */
+static unsigned allowed_types(dv_opcode op)
+{
+    switch (op) {
+    case DV_OP_VAND:
+    case DV_OP_VOR:
+    case DV_OP_VNOT:
+    case DV_OP_VCOPY:
+    case DV_OP_VSEL:
+    case DV_OP_VDUP: return T_BITS;
+    case DV_OP_VEXP:
+    case DV_OP_VLN:
+    case DV_OP_VSQRT:
+    case DV_OP_VRSQRT:
+    case DV_OP_VREC: return T_FLOAT;
+    case DV_OP_VTRANS: return T_B16;
+    default: return T_ARITH;
+    }
+}
+
+static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uint32_t esize, unsigned lanes,
+                     const bool *active)
+{
+    o->used = true;
+    o->base = base;
+    o->blk = blk;
+    o->rep = rep;
+    o->esize = esize;
+    o->nblk = lanes * esize / VEC_BLOCK;
+    memset(o->blk_active, 0, sizeof o->blk_active);
+    for (unsigned i = 0; i < lanes; i++)
+        if (active[i])
+            o->blk_active[i / (VEC_BLOCK / esize)] = true;
+}
+
+static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
+{
+    d->nactive = 0;
+    for (unsigned i = 0; i < d->lanes; i++) {
+        bool a;
+        if (d->op == DV_OP_VTRANS)
+            a = true;
+        else if (v->mode == DV_MASK_COUNT_MODE)
+            a = i < v->mask_lo;
+        else
+            a = (i < 64 ? v->mask_lo >> i : v->mask_hi >> (i - 64)) & 1;
+        d->active[i] = a;
+        d->nactive += a;
+    }
+}
+
+/* Decodes a vector instruction (not set_mask*).  Returns false with a one
+ * line message for invalid combinations. */
+static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz)
+{
+    const dv_insn_info *info = dv_isa_info(op->insn.op);
+    memset(d, 0, sizeof *d);
+    if (!info || info->pipe != DV_PIPE_V || info->tclass == DV_TC_MASK || info->tclass == DV_TC_DMA)
+        return fail(msg, msz, "opcode 0x%02x is not a vector instruction", (unsigned)op->insn.op);
+    d->op = op->insn.op;
+    d->tc = info->tclass;
+    d->dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    d->from = (dv_dtype)op->insn.f[DV_F_FROM];
+    d->to = (dv_dtype)op->insn.f[DV_F_TO];
+    d->round = (dv_round)op->insn.f[DV_F_ROUND];
+    const char *mn = info->mnemonic;
+
+    int vslot = -1;
+    switch (info->fmt) {
+    case DV_FMT_VBIN:
+    case DV_FMT_VSCAL:
+    case DV_FMT_VCMP:
+    case DV_FMT_VSEL:
+    case DV_FMT_VQUANT: vslot = 3; break;
+    case DV_FMT_VUN:
+    case DV_FMT_VRED:
+    case DV_FMT_VDUP:
+    case DV_FMT_VCONV: vslot = 2; break;
+    default: break;
+    }
+    uint64_t vr = vslot >= 0 ? op->r[vslot] : 0;
+
+    unsigned sfrom, sto;
+    if (info->fmt == DV_FMT_VCONV || info->fmt == DV_FMT_VQUANT) {
+        if ((unsigned)d->from >= DV_DT_COUNT || (unsigned)d->to >= DV_DT_COUNT)
+            return fail(msg, msz, "%s: bad from/to type", mn);
+        bool ok;
+        if (d->op == DV_OP_VCONV)
+            ok = ((T_CONV >> d->from) & 1) && ((T_CONV >> d->to) & 1) && d->from != d->to;
+        else if (d->op == DV_OP_VDEQ)
+            ok = d->from == DV_DT_S32 && (d->to == DV_DT_F16 || d->to == DV_DT_F32);
+        else
+            ok = (d->from == DV_DT_F16 || d->from == DV_DT_F32) && (d->to == DV_DT_S8 || d->to == DV_DT_U8);
+        if (!ok)
+            return fail(msg, msz, "%s: conversion %s -> %s is not supported", mn, dv_dtype_name(d->from),
+                        dv_dtype_name(d->to));
+        if ((unsigned)d->round >= DV_RND_COUNT)
+            return fail(msg, msz, "%s: bad rounding mode %d", mn, (int)d->round);
+        sfrom = dv_dtype_size(d->from);
+        sto = dv_dtype_size(d->to);
+        d->esize = sfrom > sto ? sfrom : sto;
+    } else {
+        if ((unsigned)d->dt >= DV_DT_COUNT || !((allowed_types(d->op) >> d->dt) & 1))
+            return fail(msg, msz, "%s: dtype %s is not supported", mn,
+                        (unsigned)d->dt < DV_DT_COUNT ? dv_dtype_name(d->dt) : "?");
+        d->esize = sfrom = sto = dv_dtype_size(d->dt);
+    }
+    if (d->op == DV_OP_VCMP && (op->insn.f[DV_F_CMP] < 0 || op->insn.f[DV_F_CMP] >= DV_CMP_COUNT))
+        return fail(msg, msz, "%s: bad comparison %lld", mn, (long long)op->insn.f[DV_F_CMP]);
+    d->lanes = 256 / d->esize;
+    set_mask_lanes(c->vec, d);
+
+    if (d->op == DV_OP_VTRANS) {
+        /* Two contiguous full repeats: 512 bytes in, 512 bytes out. */
+        d->repeats = 2;
+        set_opnd(&d->dst, op->r[0], 1, 8, 2, 128, d->active);
+        set_opnd(&d->src0, op->r[1], 1, 8, 2, 128, d->active);
+        return true;
+    }
+
+    d->repeats = vrep_get(vr, VR_REPEAT);
+    if (d->repeats > c->cfg->vec_max_repeat)
+        return fail(msg, msz, "%s: repeat %u exceeds the maximum %llu", mn, d->repeats,
+                    (unsigned long long)c->cfg->vec_max_repeat);
+    uint32_t dblk = vrep_get(vr, VR_DSTBLK), drep = vrep_get(vr, VR_DSTREP);
+    uint32_t s0blk = vrep_get(vr, VR_SRC0BLK), s0rep = vrep_get(vr, VR_SRC0REP);
+    uint32_t s1blk = vrep_get(vr, VR_SRC1BLK), s1rep = vrep_get(vr, VR_SRC1REP);
+
+    switch (info->fmt) {
+    case DV_FMT_VBIN:
+    case DV_FMT_VCMP:
+    case DV_FMT_VSEL:
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
+        set_opnd(&d->src1, op->r[2], s1blk, s1rep, sfrom, d->lanes, d->active);
+        if (info->fmt == DV_FMT_VCMP)
+            d->xdst = (vec_extent){true, op->r[0], d->lanes / 8};
+        else
+            set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active);
+        if (info->fmt == DV_FMT_VSEL)
+            d->xsrc = (vec_extent){true, op->r[4], d->lanes / 8};
+        break;
+    case DV_FMT_VSCAL:
+    case DV_FMT_VUN:
+    case DV_FMT_VCONV:
+    case DV_FMT_VQUANT:
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
+        set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active);
+        break;
+    case DV_FMT_VDUP: set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active); break;
+    case DV_FMT_VRED: {
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
+        bool group = d->op == DV_OP_VCGMAX || d->op == DV_OP_VCGMIN || d->op == DV_OP_VCGADD;
+        d->xdst = (vec_extent){true, op->r[0], (uint64_t)sto * (group ? 8 : 1)};
+        break;
+    }
+    default: return fail(msg, msz, "%s: unexpected format", mn);
+    }
+    return true;
+}
+
+/* Address of block b of repeat r; false if the arithmetic wraps. */
+static bool block_addr(const vec_opnd *o, unsigned r, unsigned b, uint64_t *addr)
+{
+    uint64_t off = ((uint64_t)r * o->rep + (uint64_t)b * o->blk) * VEC_BLOCK;
+    *addr = o->base + off;
+    return *addr >= o->base;
+}
+
+static bool check_opnd(dv_unit_ctx *c, const vec_opnd *o, unsigned repeats)
+{
+    if (!o->used)
+        return true;
+    for (unsigned r = 0; r < repeats; r++)
+        for (unsigned b = 0; b < o->nblk; b++) {
+            if (!o->blk_active[b])
+                continue;
+            uint64_t a;
+            if (!block_addr(o, r, b, &a))
+                a = o->base; /* wrapped: the base itself is far outside UB */
+            if (!dv_mem_span(&c->mem[DV_MEM_UB], a, VEC_BLOCK, c->cfg->align_ub, &c->fault))
+                return false;
+        }
+    return true;
+}
+
+static bool check_extent(dv_unit_ctx *c, const vec_extent *x, unsigned repeats)
+{
+    if (!x->used || !repeats)
+        return true;
+    return dv_mem_span(&c->mem[DV_MEM_UB], x->base, x->step * repeats, c->cfg->align_ub, &c->fault) != NULL;
+}
+
+static bool vec_check(dv_unit_ctx *c, const vec_desc *d)
+{
+    if (d->op == DV_OP_VTRANS) {
+        dv_mem *ub = &c->mem[DV_MEM_UB];
+        return dv_mem_span(ub, d->src0.base, 512, c->cfg->align_ub, &c->fault) &&
+               dv_mem_span(ub, d->dst.base, 512, c->cfg->align_ub, &c->fault);
+    }
+    return check_opnd(c, &d->src0, d->repeats) && check_opnd(c, &d->src1, d->repeats) &&
+           check_extent(c, &d->xsrc, d->repeats) && check_opnd(c, &d->dst, d->repeats) &&
+           check_extent(c, &d->xdst, d->repeats);
+}
+
+bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
+{
+    c->fault = (dv_access_fault){0};
+    c->fault_msg[0] = '\0';
+    if (op->insn.op == DV_OP_SET_MASK) {
+        c->vec->mask_hi = op->r[0];
+        c->vec->mask_lo = op->r[1];
+        return true;
+    }
+    if (op->insn.op == DV_OP_SET_MASK_MODE) {
+        int64_t m = op->insn.f[DV_F_MASKMODE];
+        if (m < 0 || m >= DV_MASKMODE_COUNT)
+            return fail(c->fault_msg, sizeof c->fault_msg, "set_mask_mode: bad mode %lld", (long long)m);
+        c->vec->mode = (dv_maskmode)m;
+        return true;
+    }
+    vec_desc d;
+    if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
+        return false;
+    if (!vec_check(c, &d))
+        return false;
+    if (!c->data || !d.repeats)
+        return true;
+    switch (d.tc) {
+    case DV_TC_VRED: vec_exec_reduce(c, &d); break;
+    case DV_TC_VCONV: vec_exec_conv(c, op, &d); break;
+    default:
+        if (d.op == DV_OP_VTRANS)
+            vec_exec_transpose(c, &d);
+        else
+            vec_exec_arith(c, op, &d);
+        break;
+    }
+    return true;
+}
+
+/* Active block addresses of operand o in repeat r, appended to out. */
+static unsigned opnd_blocks(const vec_opnd *o, unsigned r, uint64_t *out, unsigned n)
+{
+    if (!o->used)
+        return n;
+    for (unsigned b = 0; b < o->nblk; b++) {
+        uint64_t a;
+        if (o->blk_active[b] && block_addr(o, r, b, &a))
+            out[n++] = a;
+    }
+    return n;
+}
+
+static unsigned extent_block(const vec_extent *x, unsigned r, uint64_t *out, unsigned n)
+{
+    if (x->used)
+        out[n++] = (x->base + x->step * r) / VEC_BLOCK * VEC_BLOCK;
+    return n;
+}
+
+uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
+{
+    const dv_chip_config *cfg = c->cfg;
+    memset(st, 0, sizeof *st);
+    st->path = DV_PATH_NONE;
+    if (op->insn.op == DV_OP_SET_MASK || op->insn.op == DV_OP_SET_MASK_MODE)
+        return 1;
+    vec_desc d;
+    if (!vec_decode(c, op, &d, NULL, 0)) {
+        /* exec will fault; charge the issue cost so time still advances. */
+        return back_to_back ? 1 : cfg->vec_head + cfg->vec_tail;
+    }
+    uint64_t slope = d.tc == DV_TC_VDIV ? cfg->vec_div_slope
+                     : d.esize == 4     ? cfg->vec_slope_b32
+                                        : cfg->vec_slope_b16;
+    uint64_t head = cfg->vec_head, tail = cfg->vec_tail;
+    if (d.tc == DV_TC_VEXP) {
+        head = cfg->vec_exp_head;
+        tail = cfg->vec_exp_tail;
+    }
+    if (d.tc == DV_TC_VRED)
+        head += cfg->vec_red_extra;
+    uint64_t cycles = slope * d.repeats;
+    if (!back_to_back)
+        cycles += head + tail;
+    if (c->vec->mode == DV_MASK_COUNT_MODE && d.op != DV_OP_VTRANS)
+        cycles += cfg->vec_count_extra;
+
+    dv_ub_geom g = {(uint32_t)cfg->ub_banks, (uint32_t)cfg->ub_bank_groups, (uint32_t)cfg->ub_row_bytes};
+    for (unsigned r = 0; r < d.repeats; r++) {
+        uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
+        unsigned nr = opnd_blocks(&d.src0, r, reads, 0);
+        nr = opnd_blocks(&d.src1, r, reads, nr);
+        nr = extent_block(&d.xsrc, r, reads, nr);
+        unsigned nw = 0;
+        if (r > 0) {
+            nw = opnd_blocks(&d.dst, r - 1, writes, 0);
+            nw = extent_block(&d.xdst, r - 1, writes, nw);
+        }
+        dv_ub_repeat_cost rc = dv_ub_repeat(&g, reads, nr, writes, nw);
+        if (rc.cycles > slope) {
+            uint64_t extra = rc.cycles - slope;
+            uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
+            cycles += extra;
+            st->ub_group_conflict_cycles += grp;
+            st->ub_bank_conflict_cycles += extra - grp;
+        }
+    }
+    st->repeats = d.repeats;
+    st->elem_ops = (uint64_t)d.nactive * d.repeats;
+    return cycles;
+}

@@ -1,0 +1,175 @@
+/* cube.c - the Cube unit (pipe M): mmad.
+ *
+ * Spec.  C (m x n) (init=1: =, init=0: +=) A (m x k) * B (k x n).
+ * A fractal is 16 rows x 32 bytes = 512 B; k0 = cfg->cube_k_fp16 (f16,
+ * bf16) or cfg->cube_k_int8 (s8, u8) elements of K per fractal row; other
+ * dtypes fault.  M1 = ceil(m/16), K1 = ceil(k/k0), N1 = ceil(n/16).
+ *   A in L0A, "ZZ": fractal (i, kk) at a + (i*K1 + kk)*512, inside row-major
+ *     16 rows x k0: element (r, c) at r*k0 + c.
+ *   B in L0B, "ZN": fractal (kk, j) at b + (kk*N1 + j)*512, inside
+ *     column-major: element (kr, nc) at nc*k0 + kr (one stored row per
+ *     column of B).
+ *   C in L0C, "NZ": fractal (i, j) at c + (j*M1 + i)*16*16*4, inside
+ *     row-major 16 x 16 of 4-byte f32 (f16/bf16) or s32 (s8/u8).
+ * The hardware computes whole fractals, so rows, columns and K beyond m, n,
+ * k up to the fractal edge take part with whatever the buffers hold there:
+ * every padded C element is written, and padded A/B contents enter the sums
+ * (a kernel zeroes the pad to get exact results).
+ * Arithmetic: f16/bf16 products are exact in float (11 x 11 bits) and are
+ * accumulated in float in increasing K order, starting from 0 (init=1) or
+ * the old C value (init=0); s8/u8 products accumulate in s32, wrapping.
+ * m, k or n of 0 is a no-op.
+ * Cycles: cube_head_cycles (skipped back to back, the pipeline is full) +
+ * M1*K1*N1, one fractal step per cycle (facts #1-#4); fractals = M1*K1*N1,
+ * macs = m*k*n. */
+#include "dv_fp.h"
+#include "xfer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MM_M, MM_K, MM_N };
+
+typedef struct mm_shape {
+    uint64_t m, k, n;
+    uint64_t k0, esize;  /* K per fractal row, element bytes */
+    uint64_t m1, k1, n1; /* fractal counts */
+    uint64_t fa, fb, fc; /* bytes of one fractal of A, B, C */
+} mm_shape;
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* False for a dtype the Cube does not multiply. */
+static bool mm_shape_of(const dv_chip_config *cfg, const dv_op *op, mm_shape *s)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_MMAD, op->r[3], f);
+    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    bool ok = true;
+    *s = (mm_shape){.m = f[MM_M], .k = f[MM_K], .n = f[MM_N]};
+    switch (dt) {
+    case DV_DT_F16:
+    case DV_DT_BF16: s->k0 = cfg->cube_k_fp16, s->esize = 2; break;
+    case DV_DT_S8:
+    case DV_DT_U8: s->k0 = cfg->cube_k_int8, s->esize = 1; break;
+    default: s->k0 = cfg->cube_k_fp16, s->esize = 2, ok = false; break;
+    }
+    s->m1 = ceil_div(s->m, cfg->cube_m);
+    s->k1 = ceil_div(s->k, s->k0);
+    s->n1 = ceil_div(s->n, cfg->cube_n);
+    s->fa = cfg->cube_m * s->k0 * s->esize;
+    s->fb = cfg->cube_n * s->k0 * s->esize;
+    s->fc = cfg->cube_m * cfg->cube_n * 4;
+    return ok;
+}
+
+uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
+{
+    mm_shape s;
+    mm_shape_of(c->cfg, op, &s);
+    uint64_t steps = s.m1 * s.k1 * s.n1;
+    st->path = DV_PATH_NONE;
+    st->fractals = steps;
+    st->macs = s.m * s.k * s.n;
+    uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps;
+    return cycles ? cycles : 1;
+}
+
+/* A as float rows: af[R * kp + K] for the padded R < M1*16, K < K1*k0. */
+static void mm_load_a(const mm_shape *s, uint64_t rows, const uint8_t *a, dv_dtype dt, float *af, int32_t *ai)
+{
+    uint64_t kp = s->k1 * s->k0;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t kk = 0; kk < kp; kk++) {
+            const uint8_t *p = a + ((r / XF_ROWS) * s->k1 + kk / s->k0) * s->fa +
+                               ((r % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
+            if (dt == DV_DT_F16)
+                af[r * kp + kk] = dv_fp16_to_f32(xf_ld16(p));
+            else if (dt == DV_DT_BF16)
+                af[r * kp + kk] = dv_bf16_to_f32(xf_ld16(p));
+            else
+                ai[r * kp + kk] = dt == DV_DT_S8 ? (int8_t)p[0] : p[0];
+        }
+}
+
+/* B as float columns: bf[N * kp + K] (contiguous along K for the dot). */
+static void mm_load_b(const mm_shape *s, uint64_t cols, const uint8_t *b, dv_dtype dt, float *bf, int32_t *bi)
+{
+    uint64_t kp = s->k1 * s->k0;
+    for (uint64_t nc = 0; nc < cols; nc++)
+        for (uint64_t kk = 0; kk < kp; kk++) {
+            const uint8_t *p = b + ((kk / s->k0) * s->n1 + nc / XF_ROWS) * s->fb +
+                               ((nc % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
+            if (dt == DV_DT_F16)
+                bf[nc * kp + kk] = dv_fp16_to_f32(xf_ld16(p));
+            else if (dt == DV_DT_BF16)
+                bf[nc * kp + kk] = dv_bf16_to_f32(xf_ld16(p));
+            else
+                bi[nc * kp + kk] = dt == DV_DT_S8 ? (int8_t)p[0] : p[0];
+        }
+}
+
+bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
+{
+    const dv_chip_config *cfg = c->cfg;
+    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    mm_shape s;
+    if (!mm_shape_of(cfg, op, &s))
+        return xf_fail(c, "mmad: dtype %s is not a Cube input type (f16, bf16, s8, u8)", dv_dtype_name(dt));
+    if (cfg->cube_m != XF_ROWS || cfg->cube_n != XF_ROWS)
+        return xf_fail(c, "mmad: only 16 x 16 Cube fractals are modelled (config has %llu x %llu)",
+                       (unsigned long long)cfg->cube_m, (unsigned long long)cfg->cube_n);
+    if (!s.m || !s.k || !s.n)
+        return true;
+    uint8_t *a = xf_span(c, DV_MEM_L0A, op->r[1], s.m1 * s.k1 * s.fa, cfg->align_l0ab);
+    uint8_t *b = a ? xf_span(c, DV_MEM_L0B, op->r[2], s.k1 * s.n1 * s.fb, cfg->align_l0ab) : NULL;
+    uint8_t *cc = b ? xf_span(c, DV_MEM_L0C, op->r[0], s.m1 * s.n1 * s.fc, cfg->align_l0c) : NULL;
+    if (!cc)
+        return false;
+    if (!c->data)
+        return true;
+
+    bool is_float = dt == DV_DT_F16 || dt == DV_DT_BF16;
+    bool init = op->insn.f[DV_F_INIT] != 0;
+    uint64_t rows = s.m1 * XF_ROWS, cols = s.n1 * XF_ROWS, kp = s.k1 * s.k0;
+    /* Both operands unpacked once into 4-byte arrays (floats or ints, one
+     * union-free buffer per operand of the right kind). */
+    size_t elem = is_float ? sizeof(float) : sizeof(int32_t);
+    void *abuf = malloc((size_t)(rows * kp) * elem);
+    void *bbuf = malloc((size_t)(cols * kp) * elem);
+    if (!abuf || !bbuf) {
+        free(abuf);
+        free(bbuf);
+        return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product",
+                       (unsigned long long)s.m, (unsigned long long)s.k, (unsigned long long)s.n);
+    }
+    mm_load_a(&s, rows, a, dt, is_float ? abuf : NULL, is_float ? NULL : abuf);
+    mm_load_b(&s, cols, b, dt, is_float ? bbuf : NULL, is_float ? NULL : bbuf);
+
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t nc = 0; nc < cols; nc++) {
+            uint8_t *p = cc + ((nc / XF_ROWS) * s.m1 + r / XF_ROWS) * s.fc +
+                         ((r % XF_ROWS) * XF_ROWS + nc % XF_ROWS) * 4;
+            if (is_float) {
+                const float *ar = (const float *)abuf + r * kp, *bc = (const float *)bbuf + nc * kp;
+                float acc = init ? 0.0f : dv_f32_from_bits(xf_ld32(p));
+                /* One rounding per product-add pair: ISO C mode (-std=c17)
+                 * keeps GCC from contracting this into an FMA. */
+                for (uint64_t kk = 0; kk < kp; kk++)
+                    acc += ar[kk] * bc[kk];
+                xf_st32(p, dv_f32_bits(acc));
+            } else {
+                const int32_t *ar = (const int32_t *)abuf + r * kp, *bc = (const int32_t *)bbuf + nc * kp;
+                uint32_t acc = init ? 0u : xf_ld32(p); /* unsigned: wraps like the hardware's s32 */
+                for (uint64_t kk = 0; kk < kp; kk++)
+                    acc += (uint32_t)(ar[kk] * bc[kk]);
+                xf_st32(p, acc);
+            }
+        }
+    free(abuf);
+    free(bbuf);
+    return true;
+}

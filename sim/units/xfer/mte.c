@@ -1,0 +1,230 @@
+/* mte.c - the transfer engines MTE1/MTE2/MTE3: copy_* bursts, nd2nz_gm_l1,
+ * load2d_l0a/l0b and set_fmatrix, plus the dispatch of dv_mte_* to
+ * img2col.c (load3d) and fixpipe.c (copy_l0c_ub).
+ *
+ * Spec.
+ * copy_gm_l1 / copy_gm_ub / copy_ub_gm / copy_ub_l1 / copy_l1_ub (layout
+ *   burst): burst i < nburst copies len*32 bytes from src + i*(len+srcgap)*32
+ *   to dst + i*(len+dstgap)*32.  GM needs no alignment; UB and L1 addresses
+ *   must be 32-byte aligned (cfg->align_ub / align_l1).  A path the chip
+ *   lacks (bandwidth 0) faults.  Bytes = nburst*len*32.
+ * nd2nz_gm_l1 (layouts nd2nz0, nd2nz1; C0 = 32 / element size): for matrix
+ *   t < ndnum at GM src + t*srcmat*size, element (r, c), r < n, c < d, at
+ *   + (r*srcd + c)*size goes to L1 dst + t*dstmat*32 + ((c/C0)*dstc0 +
+ *   r*dstn)*32 + (c%C0)*size.  Columns from d to the next multiple of C0 are
+ *   written as zeros, so a partial C0 block is deterministic.
+ *   Bytes = ndnum*n*ceil(d/C0)*32 (what lands in L1).
+ * load2d_l0a/l0b (layout load2d): fractal i < repeat at L1 src + (start +
+ *   i*srcstride)*512 goes to L0A/L0B dst + i*(1+dstgap)*512; transpose=1
+ *   transposes each 16x16 fractal, for 16-bit dtypes only.  Bytes =
+ *   repeat*512.
+ * set_fmatrix: *ctx->fmatrix = r0; 1 cycle, no data.
+ * Cycles of a transfer: dv_xfer_cycles(bytes, path bandwidth,
+ *   dma_head_cycles, touches GM, gm_latency, gm_full_bw_bytes).
+ * Every address is checked (also when ctx->data is false) before any byte
+ * moves, so a faulting instruction leaves the buffers unchanged. */
+#include "xfer.h"
+
+#include <string.h>
+
+enum { BU_NBURST, BU_LEN, BU_SRCGAP, BU_DSTGAP };
+enum { ND0_N, ND0_D, ND0_SRCD, ND0_NDNUM };
+enum { ND1_DSTC0, ND1_DSTN, ND1_SRCMAT, ND1_DSTMAT };
+enum { L2_START, L2_REPEAT, L2_SRCSTRIDE, L2_DSTGAP };
+
+typedef struct route {
+    dv_path path;
+    dv_mem_kind src, dst;
+} route;
+
+static route route_of(dv_opcode op)
+{
+    switch (op) {
+    case DV_OP_COPY_GM_L1:
+    case DV_OP_ND2NZ_GM_L1: return (route){DV_PATH_GM_L1, DV_MEM_GM, DV_MEM_L1};
+    case DV_OP_COPY_GM_UB: return (route){DV_PATH_GM_UB, DV_MEM_GM, DV_MEM_UB};
+    case DV_OP_COPY_UB_GM: return (route){DV_PATH_UB_GM, DV_MEM_UB, DV_MEM_GM};
+    case DV_OP_COPY_UB_L1: return (route){DV_PATH_UB_L1, DV_MEM_UB, DV_MEM_L1};
+    case DV_OP_COPY_L1_UB: return (route){DV_PATH_L1_UB, DV_MEM_L1, DV_MEM_UB};
+    case DV_OP_LOAD2D_L0A:
+    case DV_OP_LOAD3D_L0A: return (route){DV_PATH_L1_L0A, DV_MEM_L1, DV_MEM_L0A};
+    case DV_OP_LOAD2D_L0B:
+    case DV_OP_LOAD3D_L0B: return (route){DV_PATH_L1_L0B, DV_MEM_L1, DV_MEM_L0B};
+    default: return (route){DV_PATH_NONE, DV_MEM_GM, DV_MEM_GM};
+    }
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* C0 of a dtype: elements per 32-byte block (0 for a size that does not
+ * divide 32, which no dtype has, but keeps the division safe). */
+static uint64_t c0_of(dv_dtype dt)
+{
+    unsigned size = (unsigned)dt < DV_DT_COUNT ? dv_dtype_size(dt) : 0;
+    return size && XF_BLOCK % size == 0 ? XF_BLOCK / size : 0;
+}
+
+/* Bytes an instruction moves over its path, from its fields only. */
+static uint64_t mte_bytes(const dv_op *op)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS], g[DV_LAYOUT_MAX_FIELDS];
+    switch (op->insn.op) {
+    case DV_OP_ND2NZ_GM_L1: {
+        uint64_t c0 = c0_of((dv_dtype)op->insn.f[DV_F_DTYPE]);
+        xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f);
+        return c0 ? f[ND0_NDNUM] * f[ND0_N] * ceil_div(f[ND0_D], c0) * XF_BLOCK : 0;
+    }
+    case DV_OP_LOAD2D_L0A:
+    case DV_OP_LOAD2D_L0B: xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], g); return g[L2_REPEAT] * XF_FRACTAL;
+    default: xf_unpack(DV_LAYOUT_BURST, op->r[2], f); return f[BU_NBURST] * f[BU_LEN] * XF_BLOCK;
+    }
+}
+
+uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
+{
+    (void)back_to_back; /* each DMA pays its own start-up: no overlap modelled */
+    const dv_chip_config *cfg = c->cfg;
+    switch (op->insn.op) {
+    case DV_OP_SET_FMATRIX:
+        st->path = DV_PATH_NONE;
+        st->bytes = 0;
+        return 1;
+    case DV_OP_LOAD3D_L0A:
+    case DV_OP_LOAD3D_L0B: return xf_img2col_cycles(c, op, st);
+    case DV_OP_COPY_L0C_UB: return xf_l0c_ub_cycles(c, op, st);
+    default: break;
+    }
+    route rt = route_of(op->insn.op);
+    st->path = rt.path;
+    st->bytes = mte_bytes(op);
+    bool gm = rt.src == DV_MEM_GM || rt.dst == DV_MEM_GM;
+    return dv_xfer_cycles(st->bytes, dv_path_bw(cfg, rt.path), cfg->dma_head_cycles, gm, cfg->gm_latency,
+                          cfg->gm_full_bw_bytes);
+}
+
+static bool missing_path(dv_unit_ctx *c, dv_path p)
+{
+    return xf_fail(c, "this chip (%s) has no %s path", c->cfg->name, dv_path_name(p));
+}
+
+static bool exec_copy(dv_unit_ctx *c, const dv_op *op, route rt)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
+    uint64_t len = f[BU_LEN] * XF_BLOCK;
+    uint64_t sstep = (f[BU_LEN] + f[BU_SRCGAP]) * XF_BLOCK, dstep = (f[BU_LEN] + f[BU_DSTGAP]) * XF_BLOCK;
+    if (!len || !f[BU_NBURST])
+        return true;
+    /* Pass 0 checks every burst, pass 1 moves them: a fault moves nothing. */
+    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+        for (uint64_t i = 0; i < f[BU_NBURST]; i++) {
+            uint8_t *s = xf_span(c, rt.src, op->r[1] + i * sstep, len, xf_align(c->cfg, rt.src));
+            uint8_t *d = s ? xf_span(c, rt.dst, op->r[0] + i * dstep, len, xf_align(c->cfg, rt.dst)) : NULL;
+            if (!d)
+                return false;
+            if (pass)
+                memmove(d, s, (size_t)len);
+        }
+    return true;
+}
+
+static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
+{
+    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    uint64_t c0 = c0_of(dt);
+    if (!c0)
+        return xf_fail(c, "nd2nz_gm_l1: unsupported dtype");
+    uint64_t size = XF_BLOCK / c0;
+    uint64_t a[DV_LAYOUT_MAX_FIELDS], b[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], a);
+    xf_unpack(DV_LAYOUT_ND2NZ1, op->r[3], b);
+    uint64_t n = a[ND0_N], d = a[ND0_D], srcd = a[ND0_SRCD], ndnum = a[ND0_NDNUM];
+    if (!n || !d || !ndnum)
+        return true;
+    if (srcd < d && n > 1)
+        return xf_fail(c, "nd2nz_gm_l1: row pitch srcd=%llu is less than the row length d=%llu",
+                       (unsigned long long)srcd, (unsigned long long)d);
+    uint64_t blocks = ceil_div(d, c0);
+    /* Every L1 block written lies in [dst, dst + extent): check that once. */
+    uint64_t extent =
+        ((ndnum - 1) * b[ND1_DSTMAT] + (blocks - 1) * b[ND1_DSTC0] + (n - 1) * b[ND1_DSTN] + 1) * XF_BLOCK;
+    uint8_t *l1 = xf_span(c, DV_MEM_L1, op->r[0], extent, c->cfg->align_l1);
+    if (!l1)
+        return false;
+    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+        for (uint64_t t = 0; t < ndnum; t++)
+            for (uint64_t r = 0; r < n; r++) {
+                /* GM rows are checked one by one: each must lie in one region. */
+                uint64_t src = op->r[1] + (t * b[ND1_SRCMAT] + r * srcd) * size;
+                const uint8_t *row = xf_span(c, DV_MEM_GM, src, d * size, 0);
+                if (!row)
+                    return false;
+                if (!pass)
+                    continue;
+                for (uint64_t cb = 0; cb < blocks; cb++) {
+                    uint8_t *blk = l1 + (t * b[ND1_DSTMAT] + cb * b[ND1_DSTC0] + r * b[ND1_DSTN]) * XF_BLOCK;
+                    uint64_t have = d - cb * c0 < c0 ? d - cb * c0 : c0;
+                    memmove(blk, row + cb * c0 * size, (size_t)(have * size));
+                    memset(blk + have * size, 0, (size_t)((c0 - have) * size));
+                }
+            }
+    return true;
+}
+
+static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], f);
+    bool transpose = op->insn.f[DV_F_TRANSPOSE] != 0;
+    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    if (transpose && ((unsigned)dt >= DV_DT_COUNT || dv_dtype_size(dt) != 2))
+        return xf_fail(c, "%s: transpose=1 needs a 16-bit dtype (f16, bf16, s16, u16), not %s",
+                       dv_isa_info(op->insn.op)->mnemonic, dv_dtype_name(dt));
+    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+        for (uint64_t i = 0; i < f[L2_REPEAT]; i++) {
+            const uint8_t *s =
+                xf_span(c, DV_MEM_L1, op->r[1] + (f[L2_START] + i * f[L2_SRCSTRIDE]) * XF_FRACTAL, XF_FRACTAL,
+                        c->cfg->align_l1);
+            uint8_t *d = s ? xf_span(c, rt.dst, op->r[0] + i * (1 + f[L2_DSTGAP]) * XF_FRACTAL, XF_FRACTAL,
+                                     c->cfg->align_l0ab)
+                           : NULL;
+            if (!d)
+                return false;
+            if (!pass)
+                continue;
+            if (!transpose) {
+                memmove(d, s, XF_FRACTAL);
+                continue;
+            }
+            /* 16 x 16 two-byte elements: out (r, c) = in (c, r). */
+            for (unsigned r = 0; r < 16; r++)
+                for (unsigned col = 0; col < 16; col++)
+                    memcpy(d + (r * 16 + col) * 2, s + (col * 16 + r) * 2, 2);
+        }
+    return true;
+}
+
+bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op)
+{
+    switch (op->insn.op) {
+    case DV_OP_SET_FMATRIX: *c->fmatrix = op->r[0]; return true;
+    case DV_OP_LOAD3D_L0A:
+    case DV_OP_LOAD3D_L0B: return xf_img2col_exec(c, op);
+    case DV_OP_COPY_L0C_UB: return xf_l0c_ub_exec(c, op);
+    default: break;
+    }
+    route rt = route_of(op->insn.op);
+    if (rt.path == DV_PATH_NONE)
+        return xf_fail(c, "opcode 0x%02x is not a transfer instruction", (unsigned)op->insn.op);
+    if (!dv_path_bw(c->cfg, rt.path))
+        return missing_path(c, rt.path);
+    switch (op->insn.op) {
+    case DV_OP_ND2NZ_GM_L1: return exec_nd2nz(c, op);
+    case DV_OP_LOAD2D_L0A:
+    case DV_OP_LOAD2D_L0B: return exec_load2d(c, op, rt);
+    default: return exec_copy(c, op, rt);
+    }
+}

@@ -1,0 +1,124 @@
+/* test_memhier.c - buffers, GM regions, transfer and bank-conflict costs. */
+#include "dv_mem.h"
+#include "dv_test_main.h"
+#include "dv_timing.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(test_local_buffer_checks)
+{
+    dv_mem ub;
+    ck_assert_int_eq(dv_mem_init(&ub, DV_MEM_UB, 4096, 32, NULL), DV_OK);
+    dv_access_fault f;
+    ck_assert_ptr_eq(dv_mem_span(&ub, 0, 4096, 0, &f), ub.bytes);
+    ck_assert_ptr_eq(dv_mem_span(&ub, 4064, 32, 0, &f), ub.bytes + 4064);
+    ck_assert_ptr_null(dv_mem_span(&ub, 4064, 64, 0, &f));
+    ck_assert_int_eq(f.kind, DV_FAULT_RANGE);
+    ck_assert_uint_eq(f.limit, 4096);
+    ck_assert_ptr_null(dv_mem_span(&ub, 16, 32, 0, &f));
+    ck_assert_int_eq(f.kind, DV_FAULT_ALIGN);
+    ck_assert_uint_eq(f.limit, 32);
+    /* an address near 2^64 must not wrap around the range check */
+    ck_assert_ptr_null(dv_mem_span(&ub, UINT64_MAX - 31, 64, 0, &f));
+    ck_assert_int_eq(f.kind, DV_FAULT_RANGE);
+    char msg[160];
+    dv_access_fault_describe(&f, msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "past the end of UB"));
+    dv_mem_free(&ub);
+    /* a buffer the core type does not have: every access faults */
+    dv_mem none;
+    ck_assert_int_eq(dv_mem_init(&none, DV_MEM_L0C, 0, 64, NULL), DV_OK);
+    ck_assert_ptr_null(dv_mem_span(&none, 0, 64, 0, &f));
+    dv_mem_free(&none);
+}
+END_TEST
+
+START_TEST(test_gm_regions)
+{
+    dv_gm *gm = dv_gm_create(1 << 20);
+    uint64_t a, b;
+    ck_assert_int_eq(dv_gm_alloc(gm, 1000, &a, NULL), DV_OK);
+    ck_assert_int_eq(dv_gm_alloc(gm, 512, &b, NULL), DV_OK);
+    ck_assert_uint_eq(a % 512, 0);
+    ck_assert_uint_gt(b, a + 1000); /* a guard gap, so overruns fault */
+    dv_access_fault f;
+    ck_assert_ptr_nonnull(dv_gm_span(gm, a, 1000, &f));
+    ck_assert_ptr_nonnull(dv_gm_span(gm, a + 1, 999, &f)); /* GM needs no alignment */
+    ck_assert_ptr_null(dv_gm_span(gm, a, 1001, &f));
+    ck_assert_int_eq(f.kind, DV_FAULT_RANGE);
+    ck_assert_ptr_null(dv_gm_span(gm, 0, 8, &f));
+    ck_assert_ptr_nonnull(dv_gm_span(gm, b + 511, 1, &f));
+    ck_assert_ptr_null(dv_gm_span(gm, b + 512, 1, &f));
+    uint8_t *p = dv_gm_span(gm, b, 512, &f);
+    ck_assert_uint_eq(p[0] | p[511], 0); /* zeroed */
+    uint64_t c;
+    dv_error err;
+    ck_assert_int_eq(dv_gm_alloc(gm, 2 << 20, &c, &err), DV_ERR_INPUT); /* beyond capacity */
+    dv_gm_destroy(gm);
+}
+END_TEST
+
+START_TEST(test_xfer_cycles)
+{
+    /* ascend910 GM->UB: 64 B/cycle, head 20, GM latency 200 vanishing at 16 KiB */
+    ck_assert_uint_eq(dv_xfer_cycles(65536, 64, 20, true, 200, 16384), 20 + 1024);
+    ck_assert_uint_eq(dv_xfer_cycles(16384, 64, 20, true, 200, 16384), 20 + 256);
+    /* 4 KiB: 64 cycles of data, 3/4 of the latency */
+    ck_assert_uint_eq(dv_xfer_cycles(4096, 64, 20, true, 200, 16384), 20 + 64 + 150);
+    /* on-core paths pay no GM latency; partial cycles round up */
+    ck_assert_uint_eq(dv_xfer_cycles(4096, 64, 20, false, 200, 16384), 20 + 64);
+    ck_assert_uint_eq(dv_xfer_cycles(65, 64, 0, false, 0, 16384), 2);
+}
+END_TEST
+
+START_TEST(test_ub_bank_conflicts)
+{
+    const dv_ub_geom g = {48, 16, 32}; /* 910B UB: 48 banks in 16 groups */
+    uint64_t reads[16], writes[8];
+    /* vadd f16 over contiguous data: src0 blocks 0-7, src1 blocks 8-15 -> 16
+     * rows in 16 different groups: one cycle, no conflict */
+    for (int i = 0; i < 8; i++) {
+        reads[i] = (uint64_t)i * 32;
+        reads[8 + i] = (uint64_t)(8 + i) * 32;
+        writes[i] = (uint64_t)(32 + i) * 32; /* previous repeat wrote banks 32-39 */
+    }
+    dv_ub_repeat_cost c = dv_ub_repeat(&g, reads, 16, writes, 8);
+    ck_assert_uint_eq(c.cycles, 1);
+    ck_assert_uint_eq(c.group_extra, 0);
+    ck_assert_uint_eq(c.bank_extra, 0);
+    /* src1 placed 16 blocks after src0 (same groups 0-7): two reads per group -> 2 cycles */
+    for (int i = 0; i < 8; i++)
+        reads[8 + i] = (uint64_t)(16 + i) * 32;
+    c = dv_ub_repeat(&g, reads, 16, writes, 8);
+    ck_assert_uint_eq(c.cycles, 2);
+    ck_assert_uint_eq(c.group_extra, 1);
+    /* block stride 0: the same row read 8 times is one access per operand */
+    for (int i = 0; i < 8; i++) {
+        reads[i] = 0;
+        reads[8 + i] = 8 * 32;
+    }
+    c = dv_ub_repeat(&g, reads, 16, writes, 0);
+    ck_assert_uint_eq(c.cycles, 1);
+    /* a write to a bank being read: one extra cycle per such bank */
+    writes[0] = 0;
+    writes[1] = 48 * 32; /* same bank 0, another row */
+    c = dv_ub_repeat(&g, reads, 16, writes, 2);
+    ck_assert_uint_eq(c.bank_extra, 1);
+    ck_assert_uint_eq(c.group_extra, 1); /* two writes in group 0 */
+    ck_assert_uint_eq(c.cycles, 3);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("memhier");
+    TCase *tc = tcase_create("memhier");
+    tcase_add_test(tc, test_local_buffer_checks);
+    tcase_add_test(tc, test_gm_regions);
+    tcase_add_test(tc, test_xfer_cycles);
+    tcase_add_test(tc, test_ub_bank_conflicts);
+    suite_add_tcase(s, tc);
+    return dv_test_run(s);
+}

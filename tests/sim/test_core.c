@@ -1,0 +1,230 @@
+/* test_core.c - the core's timing against arithmetic, synchronisation,
+ * stop reasons and determinism, on small kernels assembled in the test. */
+#include "dv_asm.h"
+#include "dv_fp.h"
+#include "dv_sim.h"
+#include "dv_stats.h"
+#include "dv_test_main.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run {
+    dv_sim *sim;
+    dv_obj *obj;
+    dv_run_result res;
+    uint64_t gm[4];
+} run;
+
+/* Assembles src, allocates four 64 KiB GM buffers (a0..a3), fills a0 and a1
+ * with f16 values i*0.25 and 1.0, runs on chip. */
+static void run_kernel(run *r, const char *chip, const char *src, bool data)
+{
+    dv_error err = {DV_OK, ""};
+    dv_diags diags = {NULL, 0};
+    memset(r, 0, sizeof *r);
+    dv_status st = dv_asm_string("t.dvs", src, strlen(src), NULL, &r->obj, &diags, &err);
+    ck_assert_msg(st == DV_OK, "%s", diags.count ? diags.lines[0] : err.msg);
+    dv_diags_free(&diags);
+    dv_chip_config cfg;
+    ck_assert_int_eq(dv_config_builtin(chip, &cfg, NULL), DV_OK);
+    r->sim = dv_sim_create(&cfg, data, &err);
+    ck_assert_ptr_nonnull(r->sim);
+    ck_assert_int_eq(dv_sim_load(r->sim, r->obj, NULL, &err), DV_OK);
+    for (unsigned i = 0; i < 4; i++) {
+        ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(r->sim), 65536, &r->gm[i], NULL), DV_OK);
+        dv_sim_set_arg(r->sim, i, r->gm[i], NULL);
+    }
+    dv_access_fault f;
+    uint16_t *a = (uint16_t *)dv_gm_span(dv_sim_gm(r->sim), r->gm[0], 65536, &f);
+    uint16_t *b = (uint16_t *)dv_gm_span(dv_sim_gm(r->sim), r->gm[1], 65536, &f);
+    for (int i = 0; i < 32768; i++) {
+        a[i] = dv_f32_to_fp16((float)(i % 1000) * 0.25f);
+        b[i] = dv_f32_to_fp16(1.0f);
+    }
+    ck_assert_int_eq(dv_sim_run(r->sim, 10000000, &r->res, &err), DV_OK);
+}
+
+static void free_run(run *r)
+{
+    dv_sim_destroy(r->sim);
+    dv_obj_destroy(r->obj);
+}
+
+static uint16_t *gm16(run *r, int i)
+{
+    dv_access_fault f;
+    return (uint16_t *)dv_gm_span(dv_sim_gm(r->sim), r->gm[i], 65536, &f);
+}
+
+#define HEADER ".kernel k\n.arg a\n.arg b\n.arg c\n.arg d\n"
+
+/* z = a + b over one 16 KiB tile (8192 f16): copy in, add, copy out. */
+static const char *vadd_src(bool with_wait)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             HEADER
+             "  li x5, 0\n  li x6, 0x4000\n  li x7, 0x8100\n"
+             "  pack.burst x8, nburst=1, len=512\n"
+             "  pack.vrep x9, repeat=64, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n"
+             "  copy_gm_ub x5, a, x8\n  copy_gm_ub x6, b, x8\n"
+             "  set_flag src=mte2, dst=v, id=0\n%s"
+             "  vadd x7, x5, x6, x9, dtype=f16\n"
+             "  set_flag src=v, dst=mte3, id=0\n  wait_flag src=v, dst=mte3, id=0\n"
+             "  copy_ub_gm c, x7, x8\n  end\n",
+             with_wait ? "  wait_flag src=mte2, dst=v, id=0\n" : "");
+    return buf;
+}
+
+START_TEST(test_missing_wait_reads_stale_data)
+{
+    run good, bad;
+    run_kernel(&good, "ascend910", vadd_src(true), true);
+    ck_assert_int_eq(good.res.stop, DV_STOP_DONE);
+    uint16_t *a = gm16(&good, 0), *c = gm16(&good, 2);
+    int wrong = 0;
+    for (int i = 0; i < 8192; i++)
+        wrong += c[i] != dv_f32_to_fp16(dv_fp16_to_f32(a[i]) + 1.0f);
+    ck_assert_int_eq(wrong, 0);
+    /* Without the wait, the Vector unit adds UB before MTE2 has filled it. */
+    run_kernel(&bad, "ascend910", vadd_src(false), true);
+    ck_assert_int_eq(bad.res.stop, DV_STOP_DONE); /* it ends normally, with a wrong answer */
+    c = gm16(&bad, 2);
+    wrong = 0;
+    for (int i = 0; i < 8192; i++)
+        wrong += c[i] != dv_f32_to_fp16(dv_fp16_to_f32(a[i]) + 1.0f);
+    ck_assert_int_gt(wrong, 8000);
+    free_run(&good);
+    free_run(&bad);
+}
+END_TEST
+
+START_TEST(test_wait_flag_delays_exactly)
+{
+    run r;
+    run_kernel(&r, "ascend910", vadd_src(true), true);
+    const dv_core_stats *s = r.res.stats;
+    /* ascend910: each 16 KiB GM->UB copy = head 20 + 16384/64 = 276 cycles,
+     * at the full-bandwidth size, so no GM latency: MTE2 is busy 552. */
+    ck_assert_uint_eq(s->pipe[DV_PIPE_MTE2].busy_cycles, 2 * (20 + 16384 / 64));
+    /* The vadd waits from its dispatch until MTE2's set_flag, i.e. until the
+     * second copy completes.  Dispatch: the Scalar unit issues one
+     * instruction per cycle: li x5/x6/x7 at 0-2, pack.burst (one li) at 3,
+     * pack.vrep (li + lih) at 4-5, the copies at 6 and 7, set_flag at 8 and
+     * the wait at 9.  MTE2 starts the first copy at 6, so its set_flag
+     * fires at 6 + 552 = 558: the wait lasts 558 - 9 cycles. */
+    ck_assert_uint_eq(s->pipe[DV_PIPE_V].wait_cycles, 6 + 552 - 9);
+    free_run(&r);
+}
+END_TEST
+
+START_TEST(test_back_to_back_mmad)
+{
+    /* N = 32 fractals: m = 16, k = 16, n = 512 -> head 6 + 32 cycles; a
+     * second, back-to-back mmad pays no head: 32 more. */
+    run r;
+    run_kernel(&r, "ascend910",
+               HEADER
+               "  pack.mmad x5, m=16, k=16, n=512\n  li x6, 0\n"
+               "  mmad x6, x6, x6, x5, dtype=f16, init=1\n  mmad x6, x6, x6, x5, dtype=f16, init=0\n  end\n",
+               true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+    ck_assert_uint_eq(r.res.stats->cube_fractals, 64);
+    ck_assert_uint_eq(r.res.stats->pipe[DV_PIPE_M].busy_cycles, 6 + 32 + 32);
+    ck_assert_uint_eq(r.res.stats->cube_macs, 2ull * 16 * 16 * 512);
+    free_run(&r);
+}
+END_TEST
+
+START_TEST(test_mte_and_cube_overlap)
+{
+    /* A 64 KiB GM->L1 copy (20 + 1024 cycles) and 1024 mmad fractals
+     * (m = 128, k = 128, n = 256: 8 x 8 x 16; 6 + 1024 cycles) with no
+     * dependency run side by side: the kernel takes about the longer one,
+     * far less than the sum. */
+    run r;
+    run_kernel(&r, "ascend910",
+               HEADER "  pack.burst x5, nburst=1, len=2048\n  pack.mmad x6, m=128, k=128, n=256\n  li x7, 0\n"
+                      "  copy_gm_l1 x7, a, x5\n  mmad x7, x7, x7, x6, dtype=f16, init=1\n  end\n",
+               true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+    uint64_t mte = r.res.stats->pipe[DV_PIPE_MTE2].busy_cycles,
+             cube = r.res.stats->pipe[DV_PIPE_M].busy_cycles;
+    ck_assert_uint_eq(mte, 20 + 65536 / 64);
+    ck_assert_uint_eq(cube, 6 + 8 * 8 * 16);
+    ck_assert_uint_lt(r.res.cycles, (mte > cube ? mte : cube) + 20);
+    free_run(&r);
+}
+END_TEST
+
+START_TEST(test_stop_reasons)
+{
+    run r;
+    run_kernel(&r, "ascend910", HEADER "  wait_flag src=mte2, dst=v, id=1\n  end\n", true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_DEADLOCK);
+    ck_assert_ptr_nonnull(strstr(r.res.message, "VECTOR waits for flag mte2->v id 1"));
+    ck_assert_ptr_nonnull(strstr(r.res.message, "t.dvs:6"));
+    free_run(&r);
+    run_kernel(&r, "ascend910",
+               HEADER
+               "  li x5, 0x100000\n  pack.vrep x6, repeat=1\n  vadd x5, x5, x5, x6, dtype=f16\n  end\n",
+               true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_FAULT);
+    ck_assert_ptr_nonnull(strstr(r.res.message, "pipe VECTOR"));
+    ck_assert_ptr_nonnull(strstr(r.res.message, "past the end of UB"));
+    free_run(&r);
+    run_kernel(&r, "ascend910", HEADER "loop: j loop\n", true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_LIMIT);
+    free_run(&r);
+    run_kernel(&r, "ascend910", HEADER "  li x5, 0\n  lw x6, 0(x5)\n  end\n", true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_FAULT);
+    ck_assert_ptr_nonnull(strstr(r.res.message, "GM access"));
+    free_run(&r);
+}
+END_TEST
+
+START_TEST(test_deterministic_and_timing_only)
+{
+    char *first = NULL;
+    uint64_t cycles = 0;
+    for (int i = 0; i < 10; i++) {
+        run r;
+        run_kernel(&r, "ascend910", vadd_src(true), i != 9 /* the last run is timing only */);
+        dv_stat_list l;
+        dv_chip_config cfg;
+        dv_config_builtin("ascend910", &cfg, NULL);
+        ck_assert_int_eq(dv_stats_collect(&cfg, &r.res, &l, NULL), DV_OK);
+        dv_buf js = DV_BUF_INIT;
+        dv_stats_json(&l, &js);
+        if (!first) {
+            first = dv_buf_take(&js, NULL);
+            cycles = r.res.cycles;
+        } else {
+            ck_assert_str_eq(js.data, first);
+            dv_buf_free(&js);
+        }
+        ck_assert_uint_eq(r.res.cycles, cycles);
+        dv_stats_free(&l);
+        free_run(&r);
+    }
+    free(first);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_missing_wait_reads_stale_data);
+    tcase_add_test(tc, test_wait_flag_delays_exactly);
+    tcase_add_test(tc, test_back_to_back_mmad);
+    tcase_add_test(tc, test_mte_and_cube_overlap);
+    tcase_add_test(tc, test_stop_reasons);
+    tcase_add_test(tc, test_deterministic_and_timing_only);
+    suite_add_tcase(s, tc);
+    return dv_test_run(s);
+}
