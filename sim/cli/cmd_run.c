@@ -319,6 +319,12 @@ int cmd_run(int argc, char **argv)
             snprintf(p, sizeof p, "%s/stats.json", outdir);
             if (cli_write_file(p, js.data, js.len, &err) != DV_OK)
                 rc = cli_fail(&err);
+            dv_buf ini = DV_BUF_INIT;
+            dv_config_write_ini(&cfg, &ini);
+            snprintf(p, sizeof p, "%s/config.ini", outdir);
+            if (!rc && cli_write_file(p, ini.data, ini.len, &err) != DV_OK)
+                rc = cli_fail(&err);
+            dv_buf_free(&ini);
         }
     }
     dv_buf_free(&js);

@@ -151,3 +151,19 @@ double dv_config_peak_fp16_flops(const dv_chip_config *cfg)
 {
     return 2.0 * dv_config_core_macs_fp16(cfg) * (double)cfg->cores * (double)cfg->clock_mhz * 1e6;
 }
+
+void dv_config_write_ini(const dv_chip_config *cfg, dv_buf *out)
+{
+    dv_buf_printf(out, "; effective chip config written by dvsim\n[chip]\nname = %s\n", cfg->name);
+    char section[32] = "chip";
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *dot = strchr(keys[i].key, '.');
+        size_t n = (size_t)(dot - keys[i].key);
+        if (strlen(section) != n || strncmp(section, keys[i].key, n) != 0) {
+            snprintf(section, sizeof section, "%.*s", (int)n, keys[i].key);
+            dv_buf_printf(out, "\n[%s]\n", section);
+        }
+        dv_buf_printf(out, "%s = %llu  ; %s: %s\n", dot + 1, (unsigned long long)dv_config_get(cfg, &keys[i]),
+                      keys[i].unit, keys[i].doc);
+    }
+}

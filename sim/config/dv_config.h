@@ -7,6 +7,7 @@
 #ifndef DV_CONFIG_H
 #define DV_CONFIG_H
 
+#include "dv_buf.h"
 #include "dv_status.h"
 
 #include <stddef.h>
@@ -46,6 +47,10 @@ const char *dv_config_default_name(void); /* "ascend910" */
 /* Consistency of a config: limits, alignment of buffer sizes, paths the core
  * type needs.  DV_ERR_CONFIG with the offending key. */
 dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err);
+
+/* The config as INI text ("[section]" then "key = value  ; unit: source"),
+ * the form --config files take; appended to out. */
+void dv_config_write_ini(const dv_chip_config *cfg, dv_buf *out);
 
 /* Derived figures. */
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg); /* whole chip, FLOP/s */

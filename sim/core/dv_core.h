@@ -89,6 +89,7 @@ typedef struct dv_core {
     dv_mem mem[DV_MEM_KIND_COUNT];
     dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
     dv_gm *gm;
+    uint64_t gm_free; /* GM bandwidth server: the cycle its next byte slot is free */
     dv_vec_state vec;
     uint64_t fmatrix;
     dv_unit_ctx ctx;

@@ -20,7 +20,16 @@ typedef struct run {
 
 /* Assembles src, allocates four 64 KiB GM buffers (a0..a3), fills a0 and a1
  * with f16 values i*0.25 and 1.0, runs on chip. */
+static void run_kernel_cfg(run *r, const dv_chip_config *cfg, const char *src, bool data);
+
 static void run_kernel(run *r, const char *chip, const char *src, bool data)
+{
+    dv_chip_config cfg;
+    ck_assert_int_eq(dv_config_builtin(chip, &cfg, NULL), DV_OK);
+    run_kernel_cfg(r, &cfg, src, data);
+}
+
+static void run_kernel_cfg(run *r, const dv_chip_config *cfg, const char *src, bool data)
 {
     dv_error err = {DV_OK, ""};
     dv_diags diags = {NULL, 0};
@@ -28,9 +37,7 @@ static void run_kernel(run *r, const char *chip, const char *src, bool data)
     dv_status st = dv_asm_string("t.dvs", src, strlen(src), NULL, &r->obj, &diags, &err);
     ck_assert_msg(st == DV_OK, "%s", diags.count ? diags.lines[0] : err.msg);
     dv_diags_free(&diags);
-    dv_chip_config cfg;
-    ck_assert_int_eq(dv_config_builtin(chip, &cfg, NULL), DV_OK);
-    r->sim = dv_sim_create(&cfg, data, &err);
+    r->sim = dv_sim_create(cfg, data, &err);
     ck_assert_ptr_nonnull(r->sim);
     ck_assert_int_eq(dv_sim_load(r->sim, r->obj, NULL, &err), DV_OK);
     for (unsigned i = 0; i < 4; i++) {
@@ -160,6 +167,30 @@ START_TEST(test_mte_and_cube_overlap)
 }
 END_TEST
 
+START_TEST(test_gm_bandwidth_server)
+{
+    /* With HBM slower than the core's path (16 B/cycle < 64), two 16 KiB
+     * copies in flight at once (MTE2 in, MTE3 out) share the server: the
+     * bytes of both pass at 16 B/cycle, 2 x 16384 / 16 = 2048 cycles. */
+    dv_chip_config cfg;
+    dv_config_builtin("ascend910", &cfg, NULL);
+    cfg.hbm_bytes_per_cycle = 16;
+    run r;
+    run_kernel_cfg(&r, &cfg,
+                   HEADER "  pack.burst x5, nburst=1, len=512\n  li x6, 0\n  li x7, 0x4000\n"
+                          "  copy_gm_ub x6, a, x5\n  copy_ub_gm b, x7, x5\n  end\n",
+                   true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+    /* Dispatch: pack.burst (one li) at 0, the two li at 1-2, copy_gm_ub at
+     * 3, copy_ub_gm at 4.  MTE2 holds the server from 3 to 3 + 1024; MTE3
+     * queues behind it, its bytes pass until 3 + 2048, so it is busy from
+     * 4 to 3 + 2048. */
+    ck_assert_uint_eq(r.res.stats->pipe[DV_PIPE_MTE2].busy_cycles, 1024);
+    ck_assert_uint_eq(r.res.stats->pipe[DV_PIPE_MTE3].busy_cycles, 3 + 2048 - 4);
+    free_run(&r);
+}
+END_TEST
+
 START_TEST(test_stop_reasons)
 {
     run r;
@@ -223,6 +254,7 @@ int main(void)
     tcase_add_test(tc, test_wait_flag_delays_exactly);
     tcase_add_test(tc, test_back_to_back_mmad);
     tcase_add_test(tc, test_mte_and_cube_overlap);
+    tcase_add_test(tc, test_gm_bandwidth_server);
     tcase_add_test(tc, test_stop_reasons);
     tcase_add_test(tc, test_deterministic_and_timing_only);
     suite_add_tcase(s, tc);
