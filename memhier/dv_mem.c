@@ -6,7 +6,8 @@
 
 const char *dv_mem_kind_name(dv_mem_kind kind)
 {
-    static const char *const names[DV_MEM_KIND_COUNT] = {"GM", "L1", "L0A", "L0B", "L0C", "UB", "BT", "FB"};
+    static const char *const names[DV_MEM_KIND_COUNT] = {"GM", "L1", "L0A", "L0B",        "L0C",
+                                                         "UB", "BT", "FB",  "scalar data"};
     return (unsigned)kind < DV_MEM_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -61,7 +62,7 @@ uint8_t *dv_mem_span(dv_mem *m, uint64_t addr, uint64_t len, uint64_t align, dv_
         *fault = (dv_access_fault){DV_FAULT_ALIGN, m->kind, addr, len, align};
         return NULL;
     }
-    if (addr > m->size || len > m->size - addr) {
+    if (!m->bytes || addr > m->size || len > m->size - addr) {
         *fault = (dv_access_fault){DV_FAULT_RANGE, m->kind, addr, len, m->size};
         return NULL;
     }

@@ -22,10 +22,11 @@ typedef enum dv_mem_kind {
     DV_MEM_UB,
     DV_MEM_BT,
     DV_MEM_FB,
+    DV_MEM_SDATA, /* the Scalar unit's own data memory */
     DV_MEM_KIND_COUNT
 } dv_mem_kind;
 
-const char *dv_mem_kind_name(dv_mem_kind kind); /* "GM", "L1", "L0A", ... */
+const char *dv_mem_kind_name(dv_mem_kind kind); /* "GM", "L1", "L0A", ..., "scalar data" */
 
 /* Why an access was refused. */
 typedef enum dv_fault_kind { DV_FAULT_NONE, DV_FAULT_RANGE, DV_FAULT_ALIGN } dv_fault_kind;

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 
 enum { MAX_BINDINGS = 32 };
+/* A guest loop that never ends must not hang the host: 10^9 cycles is 1 s of
+ * simulated time at 1 GHz, far beyond any single kernel run here. */
+#define DEFAULT_MAX_CYCLES 1000000000ull
 
 typedef struct binding {
     const char *name;
@@ -27,12 +30,12 @@ void cmd_run_help(FILE *out)
         "utilisation, bytes and bandwidth per path, and the roofline bound.\n\n"
         "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
         "  --kernel NAME          which kernel of the object (needed if it has several)\n"
-        "  --arg NAME=VALUE       a scalar argument (decimal or 0x hex)\n"
+        "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
         "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
         "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
         "s32)\n"
         "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
-        "  --max-cycles N         stop at cycle N (exit 1)\n"
+        "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
         "  --no-data              timing only: skip the arithmetic\n"
         "  --json                 print the statistics as one JSON object\n"
         "  --out DIR              write DIR/stats.json\n\n"
@@ -50,6 +53,25 @@ static bool parse_u64(const char *s, uint64_t *v)
     return true;
 }
 
+/* A scalar argument by its declared type: u64 (decimal or 0x hex), s64
+ * (may be negative), f32 (a float, passed as its bits). */
+static bool parse_arg(dv_arg_type type, const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (type == DV_ARG_S64) {
+        long long x = strtoll(s, &end, 0);
+        *v = (uint64_t)x;
+        return !errno && end != s && !*end;
+    }
+    if (type == DV_ARG_F32) {
+        float f = strtof(s, &end);
+        *v = dv_f32_bits(f);
+        return !errno && end != s && !*end;
+    }
+    return parse_u64(s, v);
+}
+
 static uint64_t xorshift(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -64,8 +86,10 @@ static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *
     dv_error err = {DV_OK, ""};
     uint8_t *bytes = NULL;
     uint64_t n = 0;
-    char type[16];
+    char type[16] = "";
     unsigned long long count = 0, seed = 0;
+    int used = 0;
+    unsigned size = 0;
     if (strncmp(b->spec, "zeros:", 6) == 0) {
         if (!parse_u64(b->spec + 6, &n) || n == 0)
             return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
@@ -88,45 +112,49 @@ static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *
             fprintf(stderr, "dvsim: %s is empty\n", b->spec + 1);
             return 65;
         }
-    } else if (sscanf(b->spec, "random:%15[a-z0-9]:%llu:%llu", type, &count, &seed) == 3 && count > 0) {
-        unsigned size = strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0  ? 2
-                        : strcmp(type, "f32") == 0 || strcmp(type, "s32") == 0 ? 4
-                        : strcmp(type, "s8") == 0                              ? 1
-                                                                               : 0;
+    } else if (sscanf(b->spec, "random:%15[a-z0-9]:%llu:%llu%n", type, &count, &seed, &used) == 3 &&
+               b->spec[used] == '\0' && count > 0) {
+        size = strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0  ? 2
+               : strcmp(type, "f32") == 0 || strcmp(type, "s32") == 0 ? 4
+               : strcmp(type, "s8") == 0                              ? 1
+                                                                      : 0;
         if (!size)
             return cli_usage_error("run", "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
                                    type);
-        if (count > (1ull << 32))
+        if (count > (1ull << 40))
             return cli_usage_error("run", "--gm %s: count too large", b->name);
         n = count * size;
-        bytes = malloc((size_t)n);
-        if (!bytes)
-            return 70;
-        uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t r = xorshift(&s);
-            float f = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0); /* [-1, 1) */
-            uint32_t v;
-            if (size == 2)
-                v = strcmp(type, "f16") == 0 ? dv_f32_to_fp16(f) : dv_f32_to_bf16(f);
-            else if (strcmp(type, "f32") == 0)
-                v = dv_f32_bits(f);
-            else
-                v = (uint32_t)(int32_t)((int64_t)(r >> 32) % (size == 1 ? 128 : 1000));
-            memcpy(bytes + i * size, &v, size); /* little-endian host */
-        }
     } else {
         return cli_usage_error("run", "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
                                b->name, b->spec);
     }
+    /* GM first: its capacity check comes before any large host-side fill. */
     if (dv_gm_alloc(dv_sim_gm(sim), n, addr, &err) != DV_OK) {
         free(bytes);
         return cli_fail(&err);
     }
+    dv_access_fault f;
+    uint8_t *dst = dv_gm_span(dv_sim_gm(sim), *addr, n, &f);
     if (bytes) {
-        dv_access_fault f;
-        memcpy(dv_gm_span(dv_sim_gm(sim), *addr, n, &f), bytes, (size_t)n);
+        memcpy(dst, bytes, (size_t)n);
         free(bytes);
+    } else if (size) {
+        /* Floats uniform in [-1, 1); s8 in [-128, 127]; s32 in [-1000, 1000]. */
+        uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t r = xorshift(&s);
+            float v01 = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            uint32_t v;
+            if (size == 2)
+                v = strcmp(type, "f16") == 0 ? dv_f32_to_fp16(v01) : dv_f32_to_bf16(v01);
+            else if (strcmp(type, "f32") == 0)
+                v = dv_f32_bits(v01);
+            else if (size == 1)
+                v = (uint32_t)(int32_t)((int64_t)(r >> 56) - 128);
+            else
+                v = (uint32_t)(int32_t)((int64_t)((r >> 32) % 2001) - 1000);
+            memcpy(dst + i * size, &v, size); /* little-endian host */
+        }
     }
     *len = n;
     return 0;
@@ -197,7 +225,7 @@ int cmd_run(int argc, char **argv)
     const char *path = NULL, *chip = NULL, *kernel = NULL, *outdir = NULL;
     binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
     int nargs = 0, ngms = 0, ndumps = 0;
-    uint64_t max_cycles = 0;
+    uint64_t max_cycles = DEFAULT_MAX_CYCLES;
     bool json = false, data = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -274,8 +302,9 @@ int cmd_run(int argc, char **argv)
             }
             uint64_t v;
             if (pass == 0) {
-                if (!parse_u64(list[i].spec, &v)) {
-                    rc = cli_usage_error("run", "--arg %s: '%s' is not a number", list[i].name, list[i].spec);
+                if (!parse_arg(k->args[a].type, list[i].spec, &v)) {
+                    rc = cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name,
+                                         list[i].spec, dv_arg_type_name(k->args[a].type));
                     goto done;
                 }
             } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
@@ -342,9 +371,10 @@ int cmd_run(int argc, char **argv)
             DV_OK)
             rc = cli_fail(&err);
     }
-    if (!rc && res.stop != DV_STOP_DONE) {
+    if (res.stop != DV_STOP_DONE) {
         fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
-        rc = 1;
+        if (!rc)
+            rc = 1;
     }
 done:
     dv_sim_destroy(sim);

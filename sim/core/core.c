@@ -30,7 +30,8 @@ void core_wake_scalar(dv_core *c)
 
 const char *core_source_of(const dv_core *c, uint64_t pc, char *buf, size_t size)
 {
-    const dv_obj_line *ln = dv_obj_line_at(c->obj, pc);
+    const dv_obj_line *ln =
+        (pc % DV_INSN_BYTES == 0 && pc / DV_INSN_BYTES < c->ninsns) ? dv_obj_line_at(c->obj, pc) : NULL;
     if (ln && ln->file < c->obj->nfiles)
         snprintf(buf, size, "%s:%u", c->obj->files[ln->file], ln->line);
     else
@@ -138,7 +139,7 @@ static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_error *e
         if (st != DV_OK)
             return st;
     }
-    return dv_mem_init(&c->sdata, DV_MEM_KIND_COUNT, DV_SDATA_BYTES, 1, err);
+    return dv_mem_init(&c->sdata, DV_MEM_SDATA, DV_SDATA_BYTES, 1, err);
 }
 
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
@@ -207,4 +208,20 @@ void dv_core_destroy(dv_core *c)
     dv_mem_free(&c->sdata);
     free(c->text);
     free(c->text_ok);
+}
+
+void dv_core_close_stats(dv_core *c)
+{
+    uint64_t end = c->end_cycle;
+    for (int i = DV_PIPE_V; i < DV_PIPE_COUNT; i++) {
+        dv_pipe_state *p = &c->pipes[i];
+        if (p->busy && end > p->busy_since)
+            c->stats.pipe[i].busy_cycles += end - p->busy_since;
+        if (p->waiting && end > p->wait_since)
+            c->stats.pipe[i].wait_cycles += end - p->wait_since;
+    }
+    if (c->stalled_on >= 0 && end > c->stall_since)
+        c->stats.pipe[c->stalled_on].full_cycles += end - c->stall_since;
+    if ((c->scalar_flag_wait >= 0 || c->barrier_wait) && end > c->scalar_wait_since)
+        c->stats.pipe[DV_PIPE_S].wait_cycles += end - c->scalar_wait_since;
 }

@@ -113,7 +113,10 @@ static void complete(dv_core *c, dv_pipe_state *p)
 {
     c->stats.pipe[p->id].busy_cycles += c->q->now - p->busy_since;
     p->busy = false;
+    if (p->cur.insn.op == DV_OP_PIPE_BARRIER)
+        return; /* a barrier breaks back-to-back issue */
     p->last_end = c->q->now;
+    p->has_run = true;
     if (!unit_exec(c, &p->cur)) {
         char what[300];
         if (c->ctx.fault.kind != DV_FAULT_NONE)
@@ -171,7 +174,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
         if (in->op == DV_OP_PIPE_BARRIER)
             cycles = c->cfg->barrier_cycles;
         else
-            cycles = gm_server(c, &st, unit_cycles(c, op, p->last_end == c->q->now && c->q->now != 0, &st));
+            cycles = gm_server(c, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
         core_account(c, p->id, &st, cycles);
         p->cur = *op;
         p->busy = true;

@@ -226,19 +226,27 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
         } else if (in->op == DV_OP_WAIT_FLAG) {
             uint8_t *f = &c->flags[in->f[DV_F_SRC]][DV_PIPE_S][in->f[DV_F_ID]];
             if (!*f) {
+                if (c->scalar_flag_wait < 0)
+                    c->scalar_wait_since = c->q->now;
                 c->scalar_flag_wait = (int)(in->f[DV_F_SRC] * 256 + in->f[DV_F_ID]);
                 return false; /* retried when the flag is set */
             }
             *f = 0;
+            if (c->scalar_flag_wait >= 0)
+                c->stats.pipe[DV_PIPE_S].wait_cycles += c->q->now - c->scalar_wait_since;
             c->scalar_flag_wait = -1;
         }
         return true;
     }
     if (pipe == DV_PIPE_ALL) { /* pipe_barrier pipe=all */
         if (!core_pipes_idle(c)) {
+            if (!c->barrier_wait)
+                c->scalar_wait_since = c->q->now;
             c->barrier_wait = true;
             return false;
         }
+        if (c->barrier_wait)
+            c->stats.pipe[DV_PIPE_S].wait_cycles += c->q->now - c->scalar_wait_since;
         c->barrier_wait = false;
         *lat = c->cfg->barrier_cycles;
         return true;
@@ -287,10 +295,10 @@ void core_scalar_event(dv_event *ev, void *ctx)
         if (!lat)
             return;
         c->stats.scalar_insns++;
-        c->stats.pipe[DV_PIPE_S].busy_cycles += lat;
     } else if (!issue_to_pipe(c, in, &lat)) {
         return; /* stalled (woken later) or faulted */
     }
+    c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
     c->stats.pipe[DV_PIPE_S].insns++;
     c->instret++;
     c->pc = next;

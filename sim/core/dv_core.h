@@ -34,8 +34,9 @@ const char *dv_stop_name(dv_stop s);
 
 /* Per-pipe statistics (cycles and counts). */
 typedef struct dv_pipe_stats {
-    uint64_t busy_cycles; /* executing an instruction */
-    uint64_t insns;       /* instructions executed (sync included) */
+    uint64_t busy_cycles; /* executing an instruction (Scalar: executing, dispatching, barrier) */
+    uint64_t insns;       /* instructions executed (sync included); for the Scalar unit every
+                             instruction it fetched and ran or dispatched */
     uint64_t wait_cycles; /* blocked on wait_flag */
     uint64_t full_cycles; /* Scalar stalled because this queue was full */
 } dv_pipe_stats;
@@ -57,7 +58,8 @@ typedef struct dv_pipe_state {
     bool busy;
     dv_op cur; /* the instruction in flight */
     uint64_t busy_since;
-    uint64_t last_end; /* when the previous instruction finished (back-to-back issue) */
+    uint64_t last_end; /* when the previous unit instruction finished (back-to-back issue) */
+    bool has_run;      /* a unit instruction has completed, so last_end is meaningful */
     bool waiting;      /* head is a wait_flag whose flag is not set */
     uint64_t wait_since;
     struct dv_core *core;
@@ -80,8 +82,9 @@ typedef struct dv_core {
     bool ended;     /* `end` fetched */
     int stalled_on; /* pipe whose full queue stalls the Scalar unit, or -1 */
     uint64_t stall_since;
-    bool barrier_wait;    /* pipe_barrier pipe=all: waiting for every pipe to drain */
-    int scalar_flag_wait; /* waiting for a flag with dst = S: index into flags, or -1 */
+    bool barrier_wait;          /* pipe_barrier pipe=all: waiting for every pipe to drain */
+    int scalar_flag_wait;       /* waiting for a flag with dst = S: src * 256 + id, or -1 */
+    uint64_t scalar_wait_since; /* start of the current flag or barrier wait */
     uint64_t instret;
     dv_pipe_state pipes[DV_PIPE_COUNT];
     uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
@@ -110,5 +113,11 @@ dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err);
 /* Called when the event queue ran dry while the core had not finished:
  * records the deadlock with who waits for what. */
 void dv_core_diagnose_deadlock(dv_core *c);
+/* Adds the still-open busy, wait and queue-full intervals up to the stop
+ * cycle (for runs that end by fault, deadlock or cycle limit). */
+void dv_core_close_stats(dv_core *c);
+/* Adds the still-open busy, wait and queue-full intervals up to the stop
+ * cycle (for runs that end by fault, deadlock or cycle limit). */
+void dv_core_close_stats(dv_core *c);
 
 #endif

@@ -135,6 +135,8 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         }
         dv_evq_step(&s->q);
     }
+    if (c->stop != DV_STOP_DONE)
+        dv_core_close_stats(c);
     res->stop = c->stop;
     res->cycles = c->end_cycle;
     res->message = c->stop_msg;

@@ -191,6 +191,23 @@ START_TEST(test_gm_bandwidth_server)
 }
 END_TEST
 
+START_TEST(test_scalar_wait_and_open_intervals)
+{
+    /* pack.burst at 0, the 2 KiB copy dispatched at 1: it takes 20 + 2048/64
+     * + 200 * (16384 - 2048) / 16384 = 20 + 32 + 175 = 227 cycles, so
+     * MTE2's set_flag (dispatched at 2) fires at 228; the Scalar unit's
+     * wait_flag, reached at 3, waits 225 cycles. */
+    const char *src = HEADER "  pack.burst x5, nburst=1, len=64\n  copy_gm_ub x0, a, x5\n"
+                             "  set_flag src=mte2, dst=s, id=0\n  wait_flag src=mte2, dst=s, id=0\n  end\n";
+    run r;
+    run_kernel(&r, "ascend910", src, true);
+    ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+    ck_assert_uint_eq(r.res.stats->pipe[DV_PIPE_MTE2].busy_cycles, 227);
+    ck_assert_uint_eq(r.res.stats->pipe[DV_PIPE_S].wait_cycles, 225);
+    free_run(&r);
+}
+END_TEST
+
 START_TEST(test_stop_reasons)
 {
     run r;
@@ -209,6 +226,8 @@ START_TEST(test_stop_reasons)
     free_run(&r);
     run_kernel(&r, "ascend910", HEADER "loop: j loop\n", true);
     ck_assert_int_eq(r.res.stop, DV_STOP_LIMIT);
+    /* the limit closes the Scalar unit's open intervals too: it was busy throughout */
+    ck_assert_uint_ge(r.res.stats->pipe[DV_PIPE_S].busy_cycles, 10000000 - 2);
     free_run(&r);
     run_kernel(&r, "ascend910", HEADER "  li x5, 0\n  lw x6, 0(x5)\n  end\n", true);
     ck_assert_int_eq(r.res.stop, DV_STOP_FAULT);
@@ -255,6 +274,7 @@ int main(void)
     tcase_add_test(tc, test_back_to_back_mmad);
     tcase_add_test(tc, test_mte_and_cube_overlap);
     tcase_add_test(tc, test_gm_bandwidth_server);
+    tcase_add_test(tc, test_scalar_wait_and_open_intervals);
     tcase_add_test(tc, test_stop_reasons);
     tcase_add_test(tc, test_deterministic_and_timing_only);
     suite_add_tcase(s, tc);
