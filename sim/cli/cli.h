@@ -25,6 +25,8 @@ int cmd_disasm(int argc, char **argv);
 void cmd_disasm_help(FILE *out);
 int cmd_run(int argc, char **argv);
 void cmd_run_help(FILE *out);
+int cmd_chips(int argc, char **argv);
+void cmd_chips_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
 

@@ -222,7 +222,9 @@ static int load_object(const char *path, dv_obj **obj)
 
 int cmd_run(int argc, char **argv)
 {
-    const char *path = NULL, *chip = NULL, *kernel = NULL, *outdir = NULL;
+    const char *path = NULL, *chip = NULL, *kernel = NULL, *outdir = NULL, *config = NULL;
+    const char *sets[MAX_BINDINGS];
+    int nsets = 0;
     binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
     int nargs = 0, ngms = 0, ndumps = 0;
     uint64_t max_cycles = DEFAULT_MAX_CYCLES;
@@ -236,7 +238,13 @@ int cmd_run(int argc, char **argv)
             data = false;
         else if (strcmp(a, "--chip") == 0 && has_value)
             chip = argv[++i];
-        else if (strcmp(a, "--kernel") == 0 && has_value)
+        else if (strcmp(a, "--config") == 0 && has_value)
+            config = argv[++i];
+        else if (strcmp(a, "--set") == 0 && has_value) {
+            if (nsets == MAX_BINDINGS)
+                return cli_usage_error("run", "too many --set options");
+            sets[nsets++] = argv[++i];
+        } else if (strcmp(a, "--kernel") == 0 && has_value)
             kernel = argv[++i];
         else if (strcmp(a, "--out") == 0 && has_value)
             outdir = argv[++i];
@@ -266,8 +274,14 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "no kernel given");
     dv_error err = {DV_OK, ""};
     dv_chip_config cfg;
-    if (dv_config_builtin(chip ? chip : dv_config_default_name(), &cfg, &err) != DV_OK)
+    if (chip && config)
+        return cli_usage_error("run", "--chip and --config both name a chip; use one");
+    if (config ? dv_config_load_ini(config, &cfg, &err) != DV_OK
+               : dv_config_builtin(chip ? chip : dv_config_default_name(), &cfg, &err) != DV_OK)
         return cli_fail(&err);
+    for (int i = 0; i < nsets; i++)
+        if (dv_config_set_kv(&cfg, sets[i], &err) != DV_OK)
+            return cli_fail(&err);
     dv_obj *obj = NULL;
     int rc = load_object(path, &obj);
     if (rc)

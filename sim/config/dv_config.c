@@ -95,13 +95,46 @@ dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err
     return dv_error_set(err, DV_ERR_CONFIG, "unknown chip '%s' (built in: %s)", name, names);
 }
 
-dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err)
+/* Records the key a failed check names, for file:line reporting. */
+#define FAIL(keyname, ...)                                                                                   \
+    do {                                                                                                     \
+        if (bad_key)                                                                                         \
+            *bad_key = (keyname);                                                                            \
+        return dv_error_set(err, DV_ERR_CONFIG, __VA_ARGS__);                                                \
+    } while (0)
+
+dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key, dv_error *err)
 {
     for (size_t i = 0; i < NKEYS; i++) {
         uint64_t v = dv_config_get(cfg, &keys[i]);
         if (v < keys[i].min)
-            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is below its minimum %llu", cfg->name,
-                                keys[i].key, (unsigned long long)v, (unsigned long long)keys[i].min);
+            FAIL(keys[i].key, "%s: %s = %llu is below its minimum %llu", cfg->name, keys[i].key,
+                 (unsigned long long)v, (unsigned long long)keys[i].min);
+    }
+    /* Upper bounds that keep the model's tables and the host's memory sane. */
+    static const struct {
+        const char *key;
+        uint64_t max;
+    } upper[] = {
+        {"chip.cores", 4096},
+        {"chip.split", 1},
+        {"chip.aiv_per_aic", 8},
+        {"chip.clock_mhz", 100000},
+        {"ub.banks", 256},
+        {"ub.bank_groups", 64},
+        {"sync.event_ids", DV_CONFIG_MAX_EVENT_IDS},
+        {"sync.queue_depth", 4096},
+        {"buffer.l1_bytes", 1ull << 30},
+        {"buffer.l0a_bytes", 1ull << 30},
+        {"buffer.l0b_bytes", 1ull << 30},
+        {"buffer.l0c_bytes", 1ull << 30},
+        {"buffer.ub_bytes", 1ull << 30},
+    };
+    for (size_t i = 0; i < sizeof upper / sizeof upper[0]; i++) {
+        uint64_t v = dv_config_get(cfg, dv_config_key_find(upper[i].key));
+        if (v > upper[i].max)
+            FAIL(upper[i].key, "%s: %s = %llu is above its maximum %llu", cfg->name, upper[i].key,
+                 (unsigned long long)v, (unsigned long long)upper[i].max);
     }
     static const struct {
         const char *size, *align;
@@ -114,37 +147,34 @@ dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err)
         uint64_t size = dv_config_get(cfg, dv_config_key_find(aligned[i].size));
         uint64_t align = dv_config_get(cfg, dv_config_key_find(aligned[i].align));
         if (align & (align - 1))
-            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is not a power of two", cfg->name,
-                                aligned[i].align, (unsigned long long)align);
+            FAIL(aligned[i].align, "%s: %s = %llu is not a power of two", cfg->name, aligned[i].align,
+                 (unsigned long long)align);
         if (size % align)
-            return dv_error_set(err, DV_ERR_CONFIG, "%s: %s = %llu is not a multiple of %s = %llu", cfg->name,
-                                aligned[i].size, (unsigned long long)size, aligned[i].align,
-                                (unsigned long long)align);
+            FAIL(aligned[i].size, "%s: %s = %llu is not a multiple of %s = %llu", cfg->name, aligned[i].size,
+                 (unsigned long long)size, aligned[i].align, (unsigned long long)align);
     }
-    if (cfg->split > 1)
-        return dv_error_set(err, DV_ERR_CONFIG, "%s: chip.split must be 0 or 1", cfg->name);
     if (cfg->split && cfg->aiv_per_aic == 0)
-        return dv_error_set(err, DV_ERR_CONFIG, "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
-    if (!cfg->split && (cfg->bw_l0c_ub == 0))
-        return dv_error_set(err, DV_ERR_CONFIG,
-                            "%s: a coupled chip needs path.l0c_to_ub > 0 (its Cube results leave through UB)",
-                            cfg->name);
+        FAIL("chip.aiv_per_aic", "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
+    if (!cfg->split && cfg->bw_l0c_ub == 0)
+        FAIL("path.l0c_to_ub",
+             "%s: a coupled chip needs path.l0c_to_ub > 0 (its Cube results leave through UB)", cfg->name);
     if (cfg->split && cfg->bw_l0c_gm == 0)
-        return dv_error_set(err, DV_ERR_CONFIG, "%s: a split chip needs path.l0c_to_gm > 0 (FixPipe)",
-                            cfg->name);
+        FAIL("path.l0c_to_gm", "%s: a split chip needs path.l0c_to_gm > 0 (FixPipe)", cfg->name);
     if (cfg->ub_banks % cfg->ub_bank_groups)
-        return dv_error_set(err, DV_ERR_CONFIG,
-                            "%s: ub.banks = %llu is not a multiple of ub.bank_groups = %llu", cfg->name,
-                            (unsigned long long)cfg->ub_banks, (unsigned long long)cfg->ub_bank_groups);
-    if (cfg->event_ids > 16)
-        return dv_error_set(err, DV_ERR_CONFIG, "%s: sync.event_ids = %llu exceeds the ISA's 16", cfg->name,
-                            (unsigned long long)cfg->event_ids);
+        FAIL("ub.banks", "%s: ub.banks = %llu is not a multiple of ub.bank_groups = %llu", cfg->name,
+             (unsigned long long)cfg->ub_banks, (unsigned long long)cfg->ub_bank_groups);
     return DV_OK;
+}
+
+dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err)
+{
+    return dv_config_validate_at(cfg, NULL, err);
 }
 
 double dv_config_core_macs_fp16(const dv_chip_config *cfg)
 {
-    return (double)cfg->cube_m * (double)cfg->cube_n * (double)cfg->cube_k_fp16;
+    return (double)cfg->cube_m * (double)cfg->cube_n * (double)cfg->cube_k_fp16 /
+           (double)cfg->cube_fractal_cycles;
 }
 
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg)

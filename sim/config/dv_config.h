@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { DV_CHIP_NAME_MAX = 64 };
+enum { DV_CHIP_NAME_MAX = 64, DV_CONFIG_MAX_EVENT_IDS = 16 /* the ISA's 4-bit id field */ };
 
 typedef struct dv_chip_config {
     char name[DV_CHIP_NAME_MAX];
@@ -47,6 +47,17 @@ const char *dv_config_default_name(void); /* "ascend910" */
 /* Consistency of a config: limits, alignment of buffer sizes, paths the core
  * type needs.  DV_ERR_CONFIG with the offending key. */
 dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err);
+/* As dv_config_validate; on failure *bad_key names the key at fault. */
+dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key, dv_error *err);
+
+/* Reads an INI chip config (docs/chip-config.md): either "[chip] base = NAME"
+ * and the keys to change, or every key.  Unknown sections or keys, missing
+ * keys, values that are not unsigned integers (with optional K/M/G binary
+ * suffixes) and impossible values are DV_ERR_CONFIG "FILE:LINE: key: what";
+ * a file that cannot be read is DV_ERR_MISSING. */
+dv_status dv_config_load_ini(const char *path, dv_chip_config *out, dv_error *err);
+/* Applies "section.key=value" (the --set option) and revalidates. */
+dv_status dv_config_set_kv(dv_chip_config *cfg, const char *assignment, dv_error *err);
 
 /* The config as INI text ("[section]" then "key = value  ; unit: source"),
  * the form --config files take; appended to out. */

@@ -59,7 +59,7 @@ dv_status dv_stats_collect(const dv_chip_config *cfg, const dv_run_result *res, 
         add(l, "cycles", "cycles the Scalar unit stalled because this queue was full",
             (double)s->pipe[p].full_cycles, true, "core0.%s.queue_full_cycles", pipe_keys[p]);
     }
-    double peak_macs = (double)cfg->cube_m * (double)cfg->cube_n * (double)cfg->cube_k_fp16;
+    double peak_macs = dv_config_core_macs_fp16(cfg);
     add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core0.cube.macs");
     add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core0.cube.fractals");
     add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",

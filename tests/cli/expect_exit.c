@@ -1,6 +1,6 @@
 /* expect_exit.c - runs a command and checks its exit code and output.
  *
- * usage: expect_exit CODE [--stderr-lines N] [--stderr-has TEXT] [--stdout-has TEXT] -- CMD ARGS...
+ * usage: expect_exit CODE [--stderr-lines N] [--stderr-has TEXT]... [--stdout-has TEXT]... -- CMD ARGS...
  *
  * Used by the CLI tests: dvsim must answer bad input with the documented exit
  * code and exactly one line on stderr, never a crash. */
@@ -41,15 +41,16 @@ int main(int argc, char **argv)
     }
     int want = atoi(argv[1]);
     long want_lines = -1;
-    const char *err_has = NULL, *out_has = NULL;
+    const char *err_has[8], *out_has[8];
+    int n_err = 0, n_out = 0;
     int i = 2;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--stderr-lines") == 0 && i + 1 < argc)
             want_lines = atol(argv[++i]);
-        else if (strcmp(argv[i], "--stderr-has") == 0 && i + 1 < argc)
-            err_has = argv[++i];
-        else if (strcmp(argv[i], "--stdout-has") == 0 && i + 1 < argc)
-            out_has = argv[++i];
+        else if (strcmp(argv[i], "--stderr-has") == 0 && i + 1 < argc && n_err < 8)
+            err_has[n_err++] = argv[++i];
+        else if (strcmp(argv[i], "--stdout-has") == 0 && i + 1 < argc && n_out < 8)
+            out_has[n_out++] = argv[++i];
         else {
             fprintf(stderr, "expect_exit: bad option %s\n", argv[i]);
             return 2;
@@ -100,13 +101,17 @@ int main(int argc, char **argv)
         printf("FAIL: %ld stderr lines, expected %ld\n", lines, want_lines);
         fails++;
     }
-    if (err_has && (!err || !strstr(err, err_has))) {
-        printf("FAIL: stderr lacks \"%s\"\n", err_has);
-        fails++;
+    for (int k = 0; k < n_err; k++) {
+        if (!err || !strstr(err, err_has[k])) {
+            printf("FAIL: stderr lacks \"%s\"\n", err_has[k]);
+            fails++;
+        }
     }
-    if (out_has && (!out || !strstr(out, out_has))) {
-        printf("FAIL: stdout lacks \"%s\"\n", out_has);
-        fails++;
+    for (int k = 0; k < n_out; k++) {
+        if (!out || !strstr(out, out_has[k])) {
+            printf("FAIL: stdout lacks \"%s\"\n", out_has[k]);
+            fails++;
+        }
     }
     printf("--- stderr ---\n%s--- stdout (first 2000 bytes) ---\n%.2000s\n", err ? err : "", out ? out : "");
     free(out);

@@ -20,7 +20,8 @@
  * the old C value (init=0); s8/u8 products accumulate in s32, wrapping.
  * m, k or n of 0 is a no-op.
  * Cycles: cube_head_cycles (skipped back to back, the pipeline is full) +
- * M1*K1*N1, one fractal step per cycle (facts #1-#4); fractals = M1*K1*N1,
+ * M1*K1*N1 fractal steps x cube.fractal_cycles (1 on a full cube, facts
+ * #1-#4; 2 on the half-rate 310 cube); fractals = M1*K1*N1,
  * macs = m*k*n. */
 #include "dv_fp.h"
 #include "xfer.h"
@@ -74,7 +75,7 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     st->path = DV_PATH_NONE;
     st->fractals = steps;
     st->macs = s.m * s.k * s.n;
-    uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps;
+    uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps * c->cfg->cube_fractal_cycles;
     return cycles ? cycles : 1;
 }
 
