@@ -30,6 +30,8 @@ void cmd_run_help(FILE *out)
         "utilisation, bytes and bandwidth per path, and the roofline bound.\n\n"
         "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
         "  --kernel NAME          which kernel of the object (needed if it has several)\n"
+        "  --blocks N             launch N blocks (block_dim): block i on core i, in waves when\n"
+        "                         there are more blocks than cores (the kernel reads csr blockidx)\n"
         "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
         "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
         "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
@@ -160,13 +162,22 @@ static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *
     return 0;
 }
 
-static void print_report(const dv_chip_config *cfg, const char *kernel, const dv_run_result *res,
-                         const dv_stat_list *l)
+/* The value of core<i>.<suffix>, or of chip.<suffix> when i is CHIP. */
+enum { CHIP = ~0u };
+static double stat_of(const dv_stat_list *l, unsigned i, const char *suffix)
 {
-    const dv_core_stats *s = res->stats;
-    printf("kernel %s on %s (1 core, %llu MHz)\n", kernel, cfg->name, (unsigned long long)cfg->clock_mhz);
-    printf("result: %s after %llu cycles (%.3f us)\n", dv_stop_name(res->stop),
-           (unsigned long long)res->cycles, dv_stats_find(l, "core0.time_us")->value);
+    char name[64];
+    if (i == CHIP)
+        snprintf(name, sizeof name, "chip.%s", suffix);
+    else
+        snprintf(name, sizeof name, "core%u.%s", i, suffix);
+    const dv_stat *st = dv_stats_find(l, name);
+    return st ? st->value : 0.0;
+}
+
+static void print_core(const dv_chip_config *cfg, const dv_run_result *res, const dv_core_stats *s,
+                       const dv_stat_list *l)
+{
     printf("\n%-8s %12s %7s %10s %12s %12s\n", "pipe", "busy cyc", "busy%", "insns", "wait cyc",
            "q-full cyc");
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
@@ -178,11 +189,11 @@ static void print_report(const dv_chip_config *cfg, const char *kernel, const dv
                s->pipe[p].insns, s->pipe[p].wait_cycles, s->pipe[p].full_cycles);
     }
     printf("\ncube:   %" PRIu64 " MACs in %" PRIu64 " fractals, %.1f%% of the fp16 peak (%.0f MAC/cycle)\n",
-           s->cube_macs, s->cube_fractals, dv_stats_find(l, "core0.cube.utilisation_pct")->value,
+           s->cube_macs, s->cube_fractals, stat_of(l, 0, "cube.utilisation_pct"),
            dv_config_core_macs_fp16(cfg));
     printf("vector: %" PRIu64 " element ops in %" PRIu64 " repeats, busy %.1f%%; UB conflicts %" PRIu64
            " bank-group + %" PRIu64 " bank cycles\n",
-           s->vec_elem_ops, s->vec_repeats, dv_stats_find(l, "core0.vector.utilisation_pct")->value,
+           s->vec_elem_ops, s->vec_repeats, stat_of(l, 0, "vector.utilisation_pct"),
            s->ub_group_conflict_cycles, s->ub_bank_conflict_cycles);
     printf("\n%-9s %12s %10s %9s %10s %7s\n", "path", "bytes", "B/cycle", "GB/s", "peak B/c", "of peak");
     for (int p = 1; p < DV_PATH_COUNT; p++) {
@@ -195,9 +206,43 @@ static void print_report(const dv_chip_config *cfg, const char *kernel, const dv
                bw ? 100.0 * bpc / (double)bw : 0.0);
     }
     const dv_stat *bound = dv_stats_find(l, "core0.roofline.bound_cycles");
-    printf("\nroofline: bound by %s at %.0f cycles; the kernel took %llu (%.1f%% of the bound's speed)\n",
+    printf("\nroofline: bound by %s at %.0f cycles; the core took %llu (%.1f%% of the bound's speed)\n",
            bound->desc, bound->value, (unsigned long long)res->cycles,
-           dv_stats_find(l, "core0.roofline.achieved_pct")->value);
+           stat_of(l, 0, "roofline.achieved_pct"));
+}
+
+static void print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res,
+                         const dv_stat_list *l)
+{
+    const dv_chip_config *cfg = dv_sim_config(sim);
+    printf("kernel %s on %s: %llu block%s on %u core%s, %llu MHz\n", kernel, cfg->name,
+           (unsigned long long)res->block_dim, res->block_dim == 1 ? "" : "s", res->ncores,
+           res->ncores == 1 ? "" : "s", (unsigned long long)cfg->clock_mhz);
+    printf("result: %s after %llu cycles, %.3f us with the %llu-cycle launch\n", dv_stop_name(res->stop),
+           (unsigned long long)res->cycles, stat_of(l, CHIP, "time_us"),
+           (unsigned long long)res->launch_cycles);
+    if (res->ncores > 1) {
+        printf("\n%-6s %7s %12s %7s %7s %7s %7s %12s\n", "core", "blocks", "active cyc", "cube%", "vec%",
+               "mte2%", "mte3%", "GM bytes");
+        for (unsigned i = 0; i < res->ncores; i++) {
+            const dv_core_stats *s = &dv_sim_core(sim, i)->stats;
+            uint64_t gm = s->path_bytes[DV_PATH_GM_L1] + s->path_bytes[DV_PATH_GM_UB] +
+                          s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM];
+            printf("%-6u %7.0f %12.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %12" PRIu64 "\n", i,
+                   stat_of(l, i, "blocks"), stat_of(l, i, "active_cycles"),
+                   stat_of(l, i, "cube.utilisation_pct"), stat_of(l, i, "vector.utilisation_pct"),
+                   stat_of(l, i, "mte2.busy_pct"), stat_of(l, i, "mte3.busy_pct"), gm);
+        }
+        printf(
+            "\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; GM %.1f GB/s of %.0f (%.1f%%); "
+            "load imbalance %.2f\n",
+            stat_of(l, CHIP, "cube.utilisation_avg_pct"), stat_of(l, CHIP, "cube.utilisation_max_pct"),
+            stat_of(l, CHIP, "vector.utilisation_avg_pct"), stat_of(l, CHIP, "vector.utilisation_max_pct"),
+            stat_of(l, CHIP, "gm.gbps"), stat_of(l, CHIP, "gm.peak_gbps"),
+            stat_of(l, CHIP, "gm.utilisation_pct"), stat_of(l, CHIP, "load_imbalance"));
+        printf("\ncore 0 in detail:");
+    }
+    print_core(cfg, res, res->stats, l);
 }
 
 static int load_object(const char *path, dv_obj **obj)
@@ -227,7 +272,7 @@ int cmd_run(int argc, char **argv)
     int nsets = 0;
     binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
     int nargs = 0, ngms = 0, ndumps = 0;
-    uint64_t max_cycles = DEFAULT_MAX_CYCLES;
+    uint64_t max_cycles = DEFAULT_MAX_CYCLES, blocks = 1;
     bool json = false, data = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -246,7 +291,10 @@ int cmd_run(int argc, char **argv)
             sets[nsets++] = argv[++i];
         } else if (strcmp(a, "--kernel") == 0 && has_value)
             kernel = argv[++i];
-        else if (strcmp(a, "--out") == 0 && has_value)
+        else if (strcmp(a, "--blocks") == 0 && has_value) {
+            if (!parse_u64(argv[++i], &blocks) || blocks == 0)
+                return cli_usage_error("run", "--blocks needs a positive number");
+        } else if (strcmp(a, "--out") == 0 && has_value)
             outdir = argv[++i];
         else if (strcmp(a, "--max-cycles") == 0 && has_value) {
             if (!parse_u64(argv[++i], &max_cycles))
@@ -297,6 +345,10 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     const dv_obj_kernel *k = dv_sim_kernel(sim);
+    if (dv_sim_set_blocks(sim, blocks, &err) != DV_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
     bool bound[DV_MAX_KERNEL_ARGS] = {false};
     for (int pass = 0; pass < 2; pass++) {
         binding *list = pass ? gms : args;
@@ -343,7 +395,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     dv_stat_list stats;
-    if (dv_stats_collect(&cfg, &res, &stats, &err) != DV_OK) {
+    if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -352,7 +404,7 @@ int cmd_run(int argc, char **argv)
     if (json)
         fputs(js.data, stdout);
     else
-        print_report(&cfg, k->name, &res, &stats);
+        print_report(sim, k->name, &res, &stats);
     if (outdir) {
         char p[4096];
         if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {

@@ -82,7 +82,34 @@ void core_check_drained(dv_core *c)
     if (c->ended) {
         c->stop = DV_STOP_DONE;
         c->end_cycle = c->q->now;
+        c->active_cycles += c->q->now - c->block_start;
+        c->blocks_run++;
+        if (c->on_done)
+            c->on_done(c, c->on_done_user);
     }
+}
+
+dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim, const uint64_t *args,
+                              uint64_t cycle, dv_error *err)
+{
+    memset(c->regs, 0, sizeof c->regs);
+    for (unsigned i = 0; i < DV_MAX_KERNEL_ARGS; i++)
+        c->regs[DV_ARG_REG_BASE + i] = args[i];
+    memset(c->flags, 0, sizeof c->flags);
+    c->pc = c->kernel->entry;
+    c->block_idx = block_idx;
+    c->block_dim = block_dim;
+    c->ended = false;
+    c->barrier_wait = false;
+    c->stalled_on = -1;
+    c->scalar_flag_wait = -1;
+    c->vec.mask_lo = c->vec.mask_hi = ~0ull;
+    c->vec.mode = DV_MASK_NORM;
+    c->stop = DV_STOP_NONE;
+    c->block_start = cycle;
+    for (int i = 0; i < DV_PIPE_COUNT; i++)
+        c->pipes[i].has_run = false;
+    return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);
 }
 
 void dv_core_diagnose_deadlock(dv_core *c)
@@ -150,6 +177,8 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->q = q;
     c->gm = gm;
     c->obj = obj;
+    c->kernel = k;
+    c->gm_free = &c->gm_free_own;
     c->stalled_on = -1;
     c->scalar_flag_wait = -1;
     c->pc = k->entry;

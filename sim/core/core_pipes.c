@@ -36,8 +36,8 @@ static bool unit_exec(dv_core *c, const dv_op *op)
 
 /* GM is a bandwidth server: transfers that read or write it take their
  * bytes' share of memory.hbm_bytes_per_cycle in arrival order, so a transfer
- * lasts at least until its bytes have passed the server.  (On a multi-core
- * chip the server is shared; here one core owns it.) */
+ * lasts at least until its bytes have passed the server.  The chip's cores
+ * share one server, so they contend for HBM bandwidth. */
 static uint64_t gm_server(dv_core *c, const dv_op_stats *st, uint64_t cycles)
 {
     switch (st->path) {
@@ -48,9 +48,9 @@ static uint64_t gm_server(dv_core *c, const dv_op_stats *st, uint64_t cycles)
     default: return cycles;
     }
     uint64_t now = c->q->now, bw = c->cfg->hbm_bytes_per_cycle;
-    uint64_t start = c->gm_free > now ? c->gm_free : now;
-    c->gm_free = start + (st->bytes + bw - 1) / bw;
-    return c->gm_free - now > cycles ? c->gm_free - now : cycles;
+    uint64_t start = *c->gm_free > now ? *c->gm_free : now;
+    *c->gm_free = start + (st->bytes + bw - 1) / bw;
+    return *c->gm_free - now > cycles ? *c->gm_free - now : cycles;
 }
 
 /* ---- flags ---- */

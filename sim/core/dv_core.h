@@ -92,7 +92,16 @@ typedef struct dv_core {
     dv_mem mem[DV_MEM_KIND_COUNT];
     dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
     dv_gm *gm;
-    uint64_t gm_free; /* GM bandwidth server: the cycle its next byte slot is free */
+    uint64_t *gm_free;    /* the GM bandwidth server (shared by the chip's cores): its next free cycle */
+    uint64_t gm_free_own; /* the server of a core set up on its own */
+    const dv_obj_kernel *kernel;
+    /* Called when a block finishes (stop == DONE); it may start the next
+     * block with dv_core_start_block, which clears stop again. */
+    void (*on_done)(struct dv_core *c, void *user);
+    void *on_done_user;
+    uint64_t blocks_run;
+    uint64_t active_cycles; /* sum over the blocks of (end - start) */
+    uint64_t block_start;
     dv_vec_state vec;
     uint64_t fmatrix;
     dv_unit_ctx ctx;
@@ -110,6 +119,11 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
 void dv_core_destroy(dv_core *c);
 /* Schedules the first fetch at `cycle`. */
 dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err);
+/* Starts block `block_idx` of `block_dim` at `cycle` with the kernel's
+ * arguments: resets the Scalar unit, registers, flags and vector state (the
+ * buffers keep their bytes, as on hardware); statistics accumulate. */
+dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim, const uint64_t *args,
+                              uint64_t cycle, dv_error *err);
 /* Called when the event queue ran dry while the core had not finished:
  * records the deadlock with who waits for what. */
 void dv_core_diagnose_deadlock(dv_core *c);

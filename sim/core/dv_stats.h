@@ -23,9 +23,9 @@ typedef struct dv_stat_list {
     size_t count, cap;
 } dv_stat_list;
 
-/* Builds the list for a finished run of one core. */
-dv_status dv_stats_collect(const dv_chip_config *cfg, const dv_run_result *res, dv_stat_list *out,
-                           dv_error *err);
+/* Builds the list for a finished run: chip.* roll-ups, then core<i>.* for
+ * every core that ran blocks. */
+dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_list *out, dv_error *err);
 void dv_stats_free(dv_stat_list *l);
 const dv_stat *dv_stats_find(const dv_stat_list *l, const char *name);
 /* {"name": {"value": v, "unit": "...", "desc": "..."}, ...} */

@@ -37,55 +37,55 @@ static const char *const path_keys[DV_PATH_COUNT] = {"none",      "gm_to_l1",  "
                                                      "ub_to_l1",  "l1_to_ub",  "l1_to_l0a", "l1_to_l0b",
                                                      "l0c_to_ub", "l0c_to_gm", "l0c_to_l1"};
 
-dv_status dv_stats_collect(const dv_chip_config *cfg, const dv_run_result *res, dv_stat_list *l,
-                           dv_error *err)
+/* One core's statistics; percentages are over the whole run's cycles. */
+static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, const dv_core_stats *s,
+                     uint64_t run_cycles)
 {
-    memset(l, 0, sizeof *l);
-    const dv_core_stats *s = res->stats;
-    double cycles = (double)res->cycles, hz = (double)cfg->clock_mhz * 1e6;
+    double cycles = (double)run_cycles, hz = (double)cfg->clock_mhz * 1e6;
     double total = cycles > 0 ? cycles : 1;
-    add(l, "cycles", "core cycles from the first fetch to the end of the kernel", cycles, true,
-        "core0.cycles");
-    add(l, "us", "run time at the chip clock", cycles / hz * 1e6, false, "core0.time_us");
+    add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles, true,
+        "core%u.cycles", id);
+    (void)hz;
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
         add(l, "cycles", "cycles the pipe was executing an instruction", (double)s->pipe[p].busy_cycles, true,
-            "core0.%s.busy_cycles", pipe_keys[p]);
+            "core%u.%s.busy_cycles", id, pipe_keys[p]);
         add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total, false,
-            "core0.%s.busy_pct", pipe_keys[p]);
+            "core%u.%s.busy_pct", id, pipe_keys[p]);
         add(l, "instructions", "instructions executed by the pipe", (double)s->pipe[p].insns, true,
-            "core0.%s.instructions", pipe_keys[p]);
+            "core%u.%s.instructions", id, pipe_keys[p]);
         add(l, "cycles", "cycles blocked on a wait_flag", (double)s->pipe[p].wait_cycles, true,
-            "core0.%s.wait_cycles", pipe_keys[p]);
+            "core%u.%s.wait_cycles", id, pipe_keys[p]);
         add(l, "cycles", "cycles the Scalar unit stalled because this queue was full",
-            (double)s->pipe[p].full_cycles, true, "core0.%s.queue_full_cycles", pipe_keys[p]);
+            (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, pipe_keys[p]);
     }
     double peak_macs = dv_config_core_macs_fp16(cfg);
-    add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core0.cube.macs");
-    add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core0.cube.fractals");
+    add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core%u.cube.macs", id);
+    add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core%u.cube.fractals", id);
     add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",
-        100.0 * (double)s->cube_macs / (peak_macs * total), false, "core0.cube.utilisation_pct");
+        100.0 * (double)s->cube_macs / (peak_macs * total), false, "core%u.cube.utilisation_pct", id);
     add(l, "ops", "Vector element operations (active lanes x repeats)", (double)s->vec_elem_ops, true,
-        "core0.vector.element_ops");
-    add(l, "repeats", "Vector repeats", (double)s->vec_repeats, true, "core0.vector.repeats");
+        "core%u.vector.element_ops", id);
+    add(l, "repeats", "Vector repeats", (double)s->vec_repeats, true, "core%u.vector.repeats", id);
     add(l, "%", "Vector busy cycles / total cycles", 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total,
-        false, "core0.vector.utilisation_pct");
+        false, "core%u.vector.utilisation_pct", id);
     add(l, "cycles", "UB bank-group conflict cycles", (double)s->ub_group_conflict_cycles, true,
-        "core0.ub.bankgroup_conflict_cycles");
+        "core%u.ub.bankgroup_conflict_cycles", id);
     add(l, "cycles", "UB bank (read/write) conflict cycles", (double)s->ub_bank_conflict_cycles, true,
-        "core0.ub.bank_conflict_cycles");
+        "core%u.ub.bank_conflict_cycles", id);
     for (int p = 1; p < DV_PATH_COUNT; p++) {
         uint64_t bw = dv_path_bw(cfg, (dv_path)p);
         if (!bw && !s->path_bytes[p])
             continue;
         double b = (double)s->path_bytes[p];
-        add(l, "bytes", "bytes moved over the path", b, true, "core0.path.%s.bytes", path_keys[p]);
-        add(l, "B/cycle", "bytes / total cycles", b / total, false, "core0.path.%s.bytes_per_cycle",
+        add(l, "bytes", "bytes moved over the path", b, true, "core%u.path.%s.bytes", id, path_keys[p]);
+        add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle", id,
             path_keys[p]);
-        add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core0.path.%s.gbps", path_keys[p]);
+        add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id,
+            path_keys[p]);
         add(l, "B/cycle", "the path's peak from the chip config", (double)bw, true,
-            "core0.path.%s.peak_bytes_per_cycle", path_keys[p]);
+            "core%u.path.%s.peak_bytes_per_cycle", id, path_keys[p]);
         add(l, "%", "achieved / peak bandwidth", bw ? 100.0 * b / total / (double)bw : 0, false,
-            "core0.path.%s.utilisation_pct", path_keys[p]);
+            "core%u.path.%s.utilisation_pct", id, path_keys[p]);
     }
     /* Roofline: the least time each resource needs for the work done. */
     double bound = (double)s->cube_macs / peak_macs;
@@ -103,11 +103,64 @@ dv_status dv_stats_collect(const dv_chip_config *cfg, const dv_run_result *res, 
             bound_by = path_keys[p];
         }
     }
-    add(l, "cycles", bound_by, bound, false, "core0.roofline.bound_cycles");
+    add(l, "cycles", bound_by, bound, false, "core%u.roofline.bound_cycles", id);
     add(l, "%", "roofline bound cycles / actual cycles", 100.0 * bound / total, false,
-        "core0.roofline.achieved_pct");
+        "core%u.roofline.achieved_pct", id);
     add(l, "instructions", "scalar instructions executed", (double)s->scalar_insns, true,
-        "core0.scalar.executed");
+        "core%u.scalar.executed", id);
+}
+
+dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_list *l, dv_error *err)
+{
+    memset(l, 0, sizeof *l);
+    const dv_chip_config *cfg = dv_sim_config(sim);
+    double hz = (double)cfg->clock_mhz * 1e6, total = res->cycles ? (double)res->cycles : 1;
+    add(l, "cycles", "chip cycles from the first fetch to the end of the last block", (double)res->cycles,
+        true, "chip.cycles");
+    add(l, "cycles", "launch overhead before the first fetch (chip.launch_cycles)",
+        (double)res->launch_cycles, true, "chip.launch_cycles");
+    add(l, "us", "launch overhead plus run time at the chip clock",
+        ((double)res->launch_cycles + (double)res->cycles) / hz * 1e6, false, "chip.time_us");
+    add(l, "blocks", "blocks launched (block_dim)", (double)res->block_dim, true, "chip.blocks");
+    add(l, "cores", "cores that ran blocks", (double)res->ncores, true, "chip.cores_used");
+    double cube_sum = 0, cube_max = 0, vec_sum = 0, vec_max = 0, act_sum = 0, act_max = 0, gm_bytes = 0;
+    double peak_macs = dv_config_core_macs_fp16(cfg);
+    for (unsigned i = 0; i < res->ncores; i++) {
+        const dv_core *c = dv_sim_core(sim, i);
+        const dv_core_stats *s = &c->stats;
+        double cu = 100.0 * (double)s->cube_macs / (peak_macs * total);
+        double vu = 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total;
+        cube_sum += cu;
+        vec_sum += vu;
+        cube_max = cu > cube_max ? cu : cube_max;
+        vec_max = vu > vec_max ? vu : vec_max;
+        act_sum += (double)c->active_cycles;
+        act_max = (double)c->active_cycles > act_max ? (double)c->active_cycles : act_max;
+        gm_bytes += (double)(s->path_bytes[DV_PATH_GM_L1] + s->path_bytes[DV_PATH_GM_UB] +
+                             s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM]);
+    }
+    double n = res->ncores ? res->ncores : 1;
+    add(l, "%", "mean over the cores of Cube utilisation", cube_sum / n, false,
+        "chip.cube.utilisation_avg_pct");
+    add(l, "%", "highest Cube utilisation of a core", cube_max, false, "chip.cube.utilisation_max_pct");
+    add(l, "%", "mean over the cores of Vector busy time", vec_sum / n, false,
+        "chip.vector.utilisation_avg_pct");
+    add(l, "%", "highest Vector busy time of a core", vec_max, false, "chip.vector.utilisation_max_pct");
+    add(l, "bytes", "bytes read from and written to GM by all cores", gm_bytes, true, "chip.gm.bytes");
+    add(l, "GB/s", "GM bytes / run time", gm_bytes / (total / hz) / 1e9, false, "chip.gm.gbps");
+    add(l, "GB/s", "HBM peak (memory.hbm_bytes_per_cycle at the clock)",
+        (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.gm.peak_gbps");
+    add(l, "%", "GM bandwidth / HBM peak", 100.0 * gm_bytes / total / (double)cfg->hbm_bytes_per_cycle, false,
+        "chip.gm.utilisation_pct");
+    add(l, "ratio", "busiest core's active cycles / mean active cycles (1 = balanced)",
+        act_sum > 0 ? act_max / (act_sum / n) : 1.0, false, "chip.load_imbalance");
+    for (unsigned i = 0; i < res->ncores; i++) {
+        const dv_core *c = dv_sim_core(sim, i);
+        add(l, "blocks", "blocks this core ran", (double)c->blocks_run, true, "core%u.blocks", i);
+        add(l, "cycles", "cycles this core spent running blocks", (double)c->active_cycles, true,
+            "core%u.active_cycles", i);
+        add_core(l, cfg, i, &c->stats, res->cycles);
+    }
     if (l->count == 0 || !l->items)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
     return DV_OK;

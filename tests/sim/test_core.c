@@ -246,7 +246,7 @@ START_TEST(test_deterministic_and_timing_only)
         dv_stat_list l;
         dv_chip_config cfg;
         dv_config_builtin("ascend910", &cfg, NULL);
-        ck_assert_int_eq(dv_stats_collect(&cfg, &r.res, &l, NULL), DV_OK);
+        ck_assert_int_eq(dv_stats_collect(r.sim, &r.res, &l, NULL), DV_OK);
         dv_buf js = DV_BUF_INIT;
         dv_stats_json(&l, &js);
         if (!first) {
