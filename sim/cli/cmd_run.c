@@ -242,6 +242,10 @@ static void print_report(const dv_sim *sim, const char *kernel, const dv_run_res
             stat_of(l, CHIP, "gm.utilisation_pct"), stat_of(l, CHIP, "load_imbalance"));
         printf("\ncore 0 in detail:");
     }
+    printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f\n",
+           stat_of(l, CHIP, "gm.gbps"), stat_of(l, CHIP, "l2.read_hit_pct"),
+           stat_of(l, CHIP, "l2.write_hit_pct"), stat_of(l, CHIP, "hbm.gbps"),
+           stat_of(l, CHIP, "hbm.peak_gbps"));
     print_core(cfg, res, res->stats, l);
 }
 

@@ -178,7 +178,7 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->gm = gm;
     c->obj = obj;
     c->kernel = k;
-    c->gm_free = &c->gm_free_own;
+    c->gmsys = &c->gmsys_own;
     c->stalled_on = -1;
     c->scalar_flag_wait = -1;
     c->pc = k->entry;

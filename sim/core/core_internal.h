@@ -13,6 +13,10 @@ bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op);
 bool core_pipes_idle(const dv_core *c);
 void core_pipe_event(dv_event *ev, void *ctx);
 void core_scalar_event(dv_event *ev, void *ctx);
+/* The GM side of a transfer: looks its lines up in L2, queues its bytes on
+ * the L2 and HBM servers, and returns how long the transfer takes at least
+ * (path_cycles, or longer when the servers are the bottleneck). */
+uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t path_cycles);
 /* Records what an instruction did in the core's statistics. */
 void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles);
 /* Finishes the core or releases a pipe_barrier once every pipe is empty. */

@@ -34,25 +34,6 @@ static bool unit_exec(dv_core *c, const dv_op *op)
     }
 }
 
-/* GM is a bandwidth server: transfers that read or write it take their
- * bytes' share of memory.hbm_bytes_per_cycle in arrival order, so a transfer
- * lasts at least until its bytes have passed the server.  The chip's cores
- * share one server, so they contend for HBM bandwidth. */
-static uint64_t gm_server(dv_core *c, const dv_op_stats *st, uint64_t cycles)
-{
-    switch (st->path) {
-    case DV_PATH_GM_L1:
-    case DV_PATH_GM_UB:
-    case DV_PATH_UB_GM:
-    case DV_PATH_L0C_GM: break;
-    default: return cycles;
-    }
-    uint64_t now = c->q->now, bw = c->cfg->hbm_bytes_per_cycle;
-    uint64_t start = *c->gm_free > now ? *c->gm_free : now;
-    *c->gm_free = start + (st->bytes + bw - 1) / bw;
-    return *c->gm_free - now > cycles ? *c->gm_free - now : cycles;
-}
-
 /* ---- flags ---- */
 
 static uint8_t *flag_of(dv_core *c, const dv_insn *in)
@@ -174,7 +155,8 @@ void core_pipe_event(dv_event *ev, void *ctx)
         if (in->op == DV_OP_PIPE_BARRIER)
             cycles = c->cfg->barrier_cycles;
         else
-            cycles = gm_server(c, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
+            cycles =
+                core_gm_access(c, op, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
         core_account(c, p->id, &st, cycles);
         p->cur = *op;
         p->busy = true;

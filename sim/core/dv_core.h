@@ -14,6 +14,7 @@
 
 #include "dv_config.h"
 #include "dv_evq.h"
+#include "dv_l2.h"
 #include "dv_obj.h"
 #include "dv_unit.h"
 
@@ -49,7 +50,17 @@ typedef struct dv_core_stats {
     uint64_t vec_elem_ops, vec_repeats;
     uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;
     uint64_t scalar_insns;
+    dv_l2_counts l2; /* this core's L2 hits and misses, HBM fill/write-back bytes */
 } dv_core_stats;
+
+/* The chip's memory system behind GM, shared by its cores: the L2 cache
+ * and two bandwidth servers (L2 for every GM byte, HBM for the bytes the
+ * cache misses or writes back), each served in arrival order. */
+typedef struct dv_gm_system {
+    dv_l2 *l2;         /* NULL: no L2, every byte goes to HBM */
+    uint64_t l2_free;  /* next free cycle of the L2 server */
+    uint64_t hbm_free; /* next free cycle of the HBM server */
+} dv_gm_system;
 
 typedef struct dv_pipe_state {
     dv_op *queue; /* ring of `depth` entries */
@@ -92,8 +103,8 @@ typedef struct dv_core {
     dv_mem mem[DV_MEM_KIND_COUNT];
     dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
     dv_gm *gm;
-    uint64_t *gm_free;    /* the GM bandwidth server (shared by the chip's cores): its next free cycle */
-    uint64_t gm_free_own; /* the server of a core set up on its own */
+    dv_gm_system *gmsys;    /* shared with the chip's other cores */
+    dv_gm_system gmsys_own; /* a core set up on its own: no L2 */
     const dv_obj_kernel *kernel;
     /* Called when a block finishes (stop == DONE); it may start the next
      * block with dv_core_start_block, which clears stop again. */

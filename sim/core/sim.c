@@ -10,7 +10,7 @@ struct dv_sim {
     bool data;
     dv_evq q;
     dv_gm *gm;
-    uint64_t gm_free; /* the chip's GM bandwidth server */
+    dv_gm_system gmsys; /* the chip's L2 and HBM */
     const dv_obj *obj;
     const dv_obj_kernel *kernel;
     uint64_t args[DV_MAX_KERNEL_ARGS];
@@ -41,6 +41,14 @@ dv_sim *dv_sim_create(const dv_chip_config *cfg, bool data, dv_error *err)
         dv_error_set(err, DV_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    if (cfg->l2_bytes) {
+        s->gmsys.l2 = dv_l2_create(cfg->l2_bytes, cfg->l2_line_bytes, (unsigned)cfg->l2_ways, err);
+        if (!s->gmsys.l2) {
+            dv_gm_destroy(s->gm);
+            free(s);
+            return NULL;
+        }
+    }
     return s;
 }
 
@@ -53,6 +61,7 @@ void dv_sim_destroy(dv_sim *s)
     free(s->cores);
     dv_evq_destroy(&s->q);
     dv_gm_destroy(s->gm);
+    dv_l2_destroy(s->gmsys.l2);
     free(s);
 }
 
@@ -160,7 +169,7 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         if (st != DV_OK)
             return st;
         c->core_id = i;
-        c->gm_free = &s->gm_free;
+        c->gmsys = &s->gmsys;
         c->on_done = on_block_done;
         c->on_done_user = s;
     }

@@ -152,6 +152,21 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
         (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.gm.peak_gbps");
     add(l, "%", "GM bandwidth / HBM peak", 100.0 * gm_bytes / total / (double)cfg->hbm_bytes_per_cycle, false,
         "chip.gm.utilisation_pct");
+    double hbm = 0, rh = 0, rm = 0, wh = 0, wm = 0;
+    for (unsigned i = 0; i < res->ncores; i++) {
+        const dv_l2_counts *c2 = &dv_sim_core(sim, i)->stats.l2;
+        hbm += (double)(c2->fill_bytes + c2->writeback_bytes);
+        rh += (double)c2->read_hits;
+        rm += (double)c2->read_misses;
+        wh += (double)c2->write_hits;
+        wm += (double)c2->write_misses;
+    }
+    add(l, "bytes", "HBM traffic: L2 line fills and write-backs", hbm, true, "chip.hbm.bytes");
+    add(l, "GB/s", "HBM traffic / run time", hbm / (total / hz) / 1e9, false, "chip.hbm.gbps");
+    add(l, "%", "L2 read hits / reads (lines)", rh + rm > 0 ? 100.0 * rh / (rh + rm) : 0, false,
+        "chip.l2.read_hit_pct");
+    add(l, "%", "L2 write hits / writes (lines)", wh + wm > 0 ? 100.0 * wh / (wh + wm) : 0, false,
+        "chip.l2.write_hit_pct");
     add(l, "ratio", "busiest core's active cycles / mean active cycles (1 = balanced)",
         act_sum > 0 ? act_max / (act_sum / n) : 1.0, false, "chip.load_imbalance");
     for (unsigned i = 0; i < res->ncores; i++) {

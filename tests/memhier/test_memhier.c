@@ -1,4 +1,5 @@
 /* test_memhier.c - buffers, GM regions, transfer and bank-conflict costs. */
+#include "dv_l2.h"
 #include "dv_mem.h"
 #include "dv_test_main.h"
 #include "dv_timing.h"
@@ -111,6 +112,38 @@ START_TEST(test_ub_bank_conflicts)
 }
 END_TEST
 
+START_TEST(test_l2_cache)
+{
+    /* 2 sets x 2 ways of 512-byte lines = 2 KiB */
+    dv_l2 *l2 = dv_l2_create(2048, 512, 2, NULL);
+    dv_l2_counts n = {0};
+    /* a 1 KiB read at 0: lines 0 and 1, two misses, two fills */
+    ck_assert_uint_eq(dv_l2_access(l2, 0, 1024, false, &n), 1024);
+    ck_assert_uint_eq(n.read_misses, 2);
+    ck_assert_uint_eq(dv_l2_access(l2, 100, 10, false, &n), 0); /* line 0 again: a hit */
+    ck_assert_uint_eq(n.read_hits, 1);
+    /* writes allocate without a fill: line 2 goes to set 0's free way */
+    ck_assert_uint_eq(dv_l2_access(l2, 2 * 512, 512, true, &n), 0);
+    ck_assert_uint_eq(n.write_misses, 1);
+    /* line 4 (set 0) evicts line 0 (LRU of set 0, clean): one fill, no write-back */
+    ck_assert_uint_eq(dv_l2_access(l2, 4 * 512, 1, false, &n), 512);
+    /* line 6 (set 0) evicts dirty line 2: fill + write-back */
+    ck_assert_uint_eq(dv_l2_access(l2, 6 * 512, 1, false, &n), 1024);
+    ck_assert_uint_eq(n.writeback_bytes, 512);
+    /* an access straddling two lines touches both */
+    dv_l2_counts m = {0};
+    dv_l2_access(l2, 511, 2, false, &m);
+    ck_assert_uint_eq(m.read_hits + m.read_misses, 2);
+    dv_l2_destroy(l2);
+    /* no cache: everything goes to HBM */
+    dv_l2 *none = dv_l2_create(0, 512, 16, NULL);
+    dv_l2_counts z = {0};
+    ck_assert_uint_eq(dv_l2_access(none, 0, 2048, false, &z), 2048);
+    ck_assert_uint_eq(z.read_misses, 4);
+    dv_l2_destroy(none);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memhier");
@@ -119,6 +152,7 @@ int main(void)
     tcase_add_test(tc, test_gm_regions);
     tcase_add_test(tc, test_xfer_cycles);
     tcase_add_test(tc, test_ub_bank_conflicts);
+    tcase_add_test(tc, test_l2_cache);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }

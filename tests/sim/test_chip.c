@@ -26,8 +26,16 @@ static double stat_value(const launch *l, const char *name)
     return s->value;
 }
 
-/* Runs kernels/samples/copy_blocks.dvs with `blocks` blocks on ascend910. */
+/* Runs kernels/samples/copy_blocks.dvs with `blocks` blocks on ascend910,
+ * with its HBM at hbm bytes/cycle (0: as configured, 1200). */
+static void run_copy_hbm(launch *l, unsigned blocks, uint64_t hbm);
+
 static void run_copy(launch *l, unsigned blocks)
+{
+    run_copy_hbm(l, blocks, 0);
+}
+
+static void run_copy_hbm(launch *l, unsigned blocks, uint64_t hbm)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/kernels/samples/copy_blocks.dvs", getenv("DV_SOURCE_ROOT"));
@@ -36,6 +44,8 @@ static void run_copy(launch *l, unsigned blocks)
     ck_assert_msg(dv_asm_file(path, NULL, &l->obj, NULL, &err) == DV_OK, "%s", err.msg);
     dv_chip_config cfg;
     dv_config_builtin("ascend910", &cfg, NULL);
+    if (hbm)
+        cfg.hbm_bytes_per_cycle = hbm;
     l->sim = dv_sim_create(&cfg, true, &err);
     ck_assert_int_eq(dv_sim_load(l->sim, l->obj, NULL, &err), DV_OK);
     uint64_t bytes = (uint64_t)blocks * PER_BLOCK;
@@ -82,19 +92,22 @@ START_TEST(test_copy_scaling)
         ck_assert_uint_eq(l.res.ncores, n);
         free_launch(&l);
     }
-    /* 32 cores want 2048 B/cycle: HBM caps them at 1200 (1.2 TB/s at 1 GHz) */
+    /* 32 cores: the source lines miss in L2 and are filled from HBM (the
+     * written lines stay in the write-back L2), so HBM carries half the GM
+     * bytes and never more than its 1200 B/cycle. */
     launch all;
     run_copy(&all, 32);
-    double g32 = stat_value(&all, "chip.gm.gbps");
-    ck_assert_double_le(g32, 1200.0);
-    ck_assert_double_ge(g32, 0.95 * 1200.0);
-    ck_assert_double_gt(stat_value(&all, "chip.cycles"), c1 * 1.5);
-    /* 64 blocks on 32 cores: two waves, twice the time, every core two blocks */
+    ck_assert_double_le(stat_value(&all, "chip.hbm.gbps"), 1200.0);
+    ck_assert_double_eq_tol(stat_value(&all, "chip.hbm.gbps"), stat_value(&all, "chip.gm.gbps") / 2,
+                            0.01 * stat_value(&all, "chip.gm.gbps"));
+    ck_assert_double_eq(stat_value(&all, "chip.l2.read_hit_pct"), 0);
+    /* 64 blocks on 32 cores: two waves, about twice the time (cores that finish
+     * early start their second block early), every core two blocks */
     launch waves;
     run_copy(&waves, 64);
     ck_assert_uint_eq(waves.res.ncores, 32);
     ck_assert_double_eq_tol(stat_value(&waves, "chip.cycles"), 2 * stat_value(&all, "chip.cycles"),
-                            0.02 * stat_value(&all, "chip.cycles"));
+                            0.05 * stat_value(&all, "chip.cycles"));
     for (unsigned i = 0; i < 32; i++) {
         char name[32];
         snprintf(name, sizeof name, "core%u.blocks", i);
@@ -104,6 +117,22 @@ START_TEST(test_copy_scaling)
     free_launch(&one);
     free_launch(&all);
     free_launch(&waves);
+}
+END_TEST
+
+START_TEST(test_hbm_saturates)
+{
+    /* With HBM at 256 B/cycle, 8 cores reading 32 B/cycle each on average
+     * (a 64 B/cycle read half the time) fill it; 32 cores cannot go faster:
+     * HBM runs at >= 95% of 256 B/cycle and the run takes ~4x as long. */
+    launch eight, all;
+    run_copy_hbm(&eight, 8, 256);
+    run_copy_hbm(&all, 32, 256);
+    ck_assert_double_le(stat_value(&all, "chip.hbm.gbps"), 256.0);
+    ck_assert_double_ge(stat_value(&all, "chip.hbm.gbps"), 0.95 * 256.0);
+    ck_assert_double_gt(stat_value(&all, "chip.cycles"), 3.5 * stat_value(&eight, "chip.cycles"));
+    free_launch(&eight);
+    free_launch(&all);
 }
 END_TEST
 
@@ -120,9 +149,9 @@ START_TEST(test_uneven_waves)
     double a = stat_value(&l, "core1.active_cycles"), b = stat_value(&l, "core0.active_cycles") - a;
     ck_assert_double_gt(b, 8000);
     /* the first-wave times differ a little between cores (HBM serves them in
-     * arrival order), so the ratio is checked in a band around 1.57 */
+     * arrival order), so the ratio is checked in a band */
     ck_assert_double_gt(stat_value(&l, "chip.load_imbalance"), 1.5);
-    ck_assert_double_lt(stat_value(&l, "chip.load_imbalance"), 1.7);
+    ck_assert_double_lt(stat_value(&l, "chip.load_imbalance"), 2.1);
     free_launch(&l);
 }
 END_TEST
@@ -133,6 +162,7 @@ int main(void)
     TCase *tc = tcase_create("launch");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_copy_scaling);
+    tcase_add_test(tc, test_hbm_saturates);
     tcase_add_test(tc, test_uneven_waves);
     suite_add_tcase(s, tc);
     return dv_test_run(s);

@@ -175,6 +175,7 @@ START_TEST(test_gm_bandwidth_server)
     dv_chip_config cfg;
     dv_config_builtin("ascend910", &cfg, NULL);
     cfg.hbm_bytes_per_cycle = 16;
+    cfg.l2_bytes = 0; /* no L2: every GM byte goes to HBM */
     run r;
     run_kernel_cfg(&r, &cfg,
                    HEADER "  pack.burst x5, nburst=1, len=512\n  li x6, 0\n  li x7, 0x4000\n"
