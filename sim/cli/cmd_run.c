@@ -233,19 +233,17 @@ static void print_report(const dv_sim *sim, const char *kernel, const dv_run_res
                    stat_of(l, i, "cube.utilisation_pct"), stat_of(l, i, "vector.utilisation_pct"),
                    stat_of(l, i, "mte2.busy_pct"), stat_of(l, i, "mte3.busy_pct"), gm);
         }
-        printf(
-            "\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; GM %.1f GB/s of %.0f (%.1f%%); "
-            "load imbalance %.2f\n",
-            stat_of(l, CHIP, "cube.utilisation_avg_pct"), stat_of(l, CHIP, "cube.utilisation_max_pct"),
-            stat_of(l, CHIP, "vector.utilisation_avg_pct"), stat_of(l, CHIP, "vector.utilisation_max_pct"),
-            stat_of(l, CHIP, "gm.gbps"), stat_of(l, CHIP, "gm.peak_gbps"),
-            stat_of(l, CHIP, "gm.utilisation_pct"), stat_of(l, CHIP, "load_imbalance"));
-        printf("\ncore 0 in detail:");
+        printf("\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; load imbalance %.2f\n",
+               stat_of(l, CHIP, "cube.utilisation_avg_pct"), stat_of(l, CHIP, "cube.utilisation_max_pct"),
+               stat_of(l, CHIP, "vector.utilisation_avg_pct"), stat_of(l, CHIP, "vector.utilisation_max_pct"),
+               stat_of(l, CHIP, "load_imbalance"));
     }
-    printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f\n",
+    printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f (%.1f%%)\n",
            stat_of(l, CHIP, "gm.gbps"), stat_of(l, CHIP, "l2.read_hit_pct"),
            stat_of(l, CHIP, "l2.write_hit_pct"), stat_of(l, CHIP, "hbm.gbps"),
-           stat_of(l, CHIP, "hbm.peak_gbps"));
+           stat_of(l, CHIP, "hbm.peak_gbps"), stat_of(l, CHIP, "hbm.utilisation_pct"));
+    if (res->ncores > 1)
+        printf("\ncore 0 in detail:");
     print_core(cfg, res, res->stats, l);
 }
 

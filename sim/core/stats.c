@@ -147,11 +147,10 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
         "chip.vector.utilisation_avg_pct");
     add(l, "%", "highest Vector busy time of a core", vec_max, false, "chip.vector.utilisation_max_pct");
     add(l, "bytes", "bytes read from and written to GM by all cores", gm_bytes, true, "chip.gm.bytes");
-    add(l, "GB/s", "GM bytes / run time", gm_bytes / (total / hz) / 1e9, false, "chip.gm.gbps");
+    add(l, "GB/s", "GM bytes / run time (served by L2; its misses and write-backs by HBM)",
+        gm_bytes / (total / hz) / 1e9, false, "chip.gm.gbps");
     add(l, "GB/s", "HBM peak (memory.hbm_bytes_per_cycle at the clock)",
-        (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.gm.peak_gbps");
-    add(l, "%", "GM bandwidth / HBM peak", 100.0 * gm_bytes / total / (double)cfg->hbm_bytes_per_cycle, false,
-        "chip.gm.utilisation_pct");
+        (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.hbm.peak_gbps");
     double hbm = 0, rh = 0, rm = 0, wh = 0, wm = 0;
     for (unsigned i = 0; i < res->ncores; i++) {
         const dv_l2_counts *c2 = &dv_sim_core(sim, i)->stats.l2;
@@ -163,6 +162,8 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     }
     add(l, "bytes", "HBM traffic: L2 line fills and write-backs", hbm, true, "chip.hbm.bytes");
     add(l, "GB/s", "HBM traffic / run time", hbm / (total / hz) / 1e9, false, "chip.hbm.gbps");
+    add(l, "%", "HBM traffic / HBM peak", 100.0 * hbm / total / (double)cfg->hbm_bytes_per_cycle, false,
+        "chip.hbm.utilisation_pct");
     add(l, "%", "L2 read hits / reads (lines)", rh + rm > 0 ? 100.0 * rh / (rh + rm) : 0, false,
         "chip.l2.read_hit_pct");
     add(l, "%", "L2 write hits / writes (lines)", wh + wm > 0 ? 100.0 * wh / (wh + wm) : 0, false,
