@@ -127,6 +127,16 @@ void dv_core_diagnose_deadlock(dv_core *c)
         if (!p->waiting || !p->count)
             continue;
         const dv_op *op = &p->queue[p->head];
+        if (op->insn.op == DV_OP_CC_WAIT_FLAG) {
+            unsigned at = c->net_index * DV_MAX_EVENT_IDS + (unsigned)op->insn.f[DV_F_ID];
+            n += (size_t)snprintf(
+                c->stop_msg + n, sizeof c->stop_msg - n,
+                " %s waits for cross-core flag %lld (%u of %u sets; cc_wait_flag at pc 0x%llx, %s);",
+                dv_pipe_trace_name(p->id), (long long)op->insn.f[DV_F_ID], c->cc ? c->cc->count[at] : 0,
+                c->cc && c->cc->need[at] ? c->cc->need[at] : 1, (unsigned long long)op->pc,
+                core_source_of(c, op->pc, src, sizeof src));
+            continue;
+        }
         n += (size_t)snprintf(c->stop_msg + n, sizeof c->stop_msg - n,
                               " %s waits for flag %s->%s id %lld (wait_flag at pc 0x%llx, %s), never set;",
                               dv_pipe_trace_name(p->id), dv_pipe_name((dv_pipe)op->insn.f[DV_F_SRC]),
@@ -143,7 +153,7 @@ void dv_core_diagnose_deadlock(dv_core *c)
                  (unsigned long long)c->pc, core_source_of(c, c->pc, src, sizeof src));
 }
 
-static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_error *err)
+static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_core_kind kind, dv_error *err)
 {
     static const struct {
         dv_mem_kind kind;
@@ -160,6 +170,10 @@ static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_error *e
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         uint64_t size, align = 32;
         memcpy(&size, (const char *)cfg + bufs[i].size_off, sizeof size);
+        /* an AIV has only UB; an AIC everything but UB */
+        if ((kind == DV_KIND_AIV && bufs[i].kind != DV_MEM_UB) ||
+            (kind == DV_KIND_AIC && bufs[i].kind == DV_MEM_UB))
+            size = 0;
         if (bufs[i].align_off)
             memcpy(&align, (const char *)cfg + bufs[i].align_off, sizeof align);
         dv_status st = dv_mem_init(&c->mem[bufs[i].kind], bufs[i].kind, size, align, err);
@@ -170,7 +184,7 @@ static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_error *e
 }
 
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
-                       const dv_obj_kernel *k, bool data, dv_error *err)
+                       const dv_obj_kernel *k, dv_core_kind kind, bool data, dv_error *err)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
@@ -194,7 +208,9 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
             w |= (uint64_t)obj->text[i * 8 + (size_t)b] << (8 * b);
         c->text_ok[i] = dv_isa_decode(w, &c->text[i], NULL) == DV_OK;
     }
-    dv_status st = init_buffers(c, cfg, err);
+    c->core_type = kind;
+    c->sub_dim = 1;
+    dv_status st = init_buffers(c, cfg, kind, err);
     if (st != DV_OK)
         return st;
     for (int i = 0; i < DV_PIPE_COUNT; i++) {
@@ -216,7 +232,6 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->ctx.data = data;
     c->vec.mask_lo = c->vec.mask_hi = ~0ull;
     c->vec.mode = DV_MASK_NORM;
-    c->core_type = cfg->split ? (k->core == DV_CORE_AIV ? 2 : 1) : 0;
     return DV_OK;
 }
 

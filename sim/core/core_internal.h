@@ -17,6 +17,14 @@ void core_scalar_event(dv_event *ev, void *ctx);
  * the L2 and HBM servers, and returns how long the transfer takes at least
  * (path_cycles, or longer when the servers are the bottleneck). */
 uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t path_cycles);
+/* Pipes a core of its kind has. */
+bool core_has_pipe(const dv_core *c, dv_pipe pipe);
+/* Cross-core flags (core_cc.c): dispatch-time checks (faults and returns
+ * false), the effect of a set at the head of its pipe, and whether a wait at
+ * the head of its pipe may go on (consuming the count). */
+bool core_cc_check(dv_core *c, const dv_insn *in);
+void core_cc_set(dv_core *c, const dv_op *op);
+bool core_cc_try_wait(dv_core *c, const dv_insn *in);
 /* Records what an instruction did in the core's statistics. */
 void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles);
 /* Finishes the core or releases a pipe_barrier once every pipe is empty. */

@@ -125,26 +125,38 @@ void core_pipe_event(dv_event *ev, void *ctx)
     while (p->count) {
         dv_op *op = &p->queue[p->head];
         const dv_insn *in = &op->insn;
-        if (in->op == DV_OP_WAIT_FLAG) {
-            uint8_t *f = flag_of(c, in);
-            if (!*f) {
+        if (in->op == DV_OP_WAIT_FLAG || in->op == DV_OP_CC_WAIT_FLAG) {
+            bool ready;
+            if (in->op == DV_OP_WAIT_FLAG) {
+                uint8_t *f = flag_of(c, in);
+                ready = *f != 0;
+                if (ready)
+                    *f = 0;
+            } else {
+                ready = core_cc_try_wait(c, in);
+            }
+            if (!ready) {
                 if (!p->waiting) {
                     p->waiting = true;
                     p->wait_since = c->q->now;
                 }
-                return; /* core_set_flag reschedules this pipe */
+                return; /* the matching set reschedules this pipe */
             }
             if (p->waiting) {
                 c->stats.pipe[p->id].wait_cycles += c->q->now - p->wait_since;
                 p->waiting = false;
             }
-            *f = 0;
             c->stats.pipe[p->id].insns++;
             pop(c, p);
             continue;
         }
-        if (in->op == DV_OP_SET_FLAG) {
-            core_set_flag(c, in);
+        if (in->op == DV_OP_SET_FLAG || in->op == DV_OP_CC_SET_FLAG) {
+            if (in->op == DV_OP_SET_FLAG)
+                core_set_flag(c, in);
+            else
+                core_cc_set(c, op);
+            if (c->stop != DV_STOP_NONE)
+                return;
             c->stats.pipe[p->id].insns++;
             pop(c, p);
             continue;

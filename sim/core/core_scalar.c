@@ -45,8 +45,8 @@ static bool csr_read(dv_core *c, unsigned csr, uint64_t *v)
     case DV_CSR_BLOCKIDX: *v = c->block_idx; return true;
     case DV_CSR_BLOCKDIM: *v = c->block_dim; return true;
     case DV_CSR_CORETYPE: *v = c->core_type; return true;
-    case DV_CSR_SUBIDX: *v = 0; return true;
-    case DV_CSR_SUBDIM: *v = 1; return true;
+    case DV_CSR_SUBIDX: *v = c->sub_idx; return true;
+    case DV_CSR_SUBDIM: *v = c->sub_dim; return true;
     case DV_CSR_CYCLE: *v = c->q->now; return true;
     case DV_CSR_INSTRET: *v = c->instret; return true;
     default: return false;
@@ -204,9 +204,13 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
     dv_pipe pipe = dv_insn_pipe(in);
     *lat = c->cfg->s_dispatch_cycles;
     if (in->op == DV_OP_CC_SET_FLAG || in->op == DV_OP_CC_WAIT_FLAG) {
-        core_fault(c, DV_PIPE_S, c->pc,
-                   "%s: cross-core flags need a split chip and a mix launch (not modelled yet)",
-                   dv_isa_info(in->op)->mnemonic);
+        if (!core_cc_check(c, in))
+            return false;
+    }
+    if (pipe != DV_PIPE_S && pipe != DV_PIPE_ALL && !core_has_pipe(c, pipe)) {
+        static const char *const kinds[] = {"a coupled", "an AIC", "an AIV"};
+        core_fault(c, DV_PIPE_S, c->pc, "%s: %s core has no %s pipe", dv_isa_info(in->op)->mnemonic,
+                   kinds[c->core_type], dv_pipe_trace_name(pipe));
         return false;
     }
     if (in->op == DV_OP_SET_FLAG || in->op == DV_OP_WAIT_FLAG) {

@@ -88,6 +88,10 @@ typedef struct dv_core {
     uint64_t pc;
     /* identity, readable through CSRs */
     uint64_t core_id, block_idx, block_dim, core_type;
+    uint64_t sub_idx, sub_dim; /* an AIV's index in its AIC group, and the group's AIV count */
+    unsigned group;            /* mix launches: the AIC group this core belongs to */
+    unsigned net_index;        /* index in cc->cores */
+    struct dv_cc_net *cc;      /* NULL outside split-chip launches */
     /* Scalar unit */
     dv_event scalar_ev;
     bool ended;     /* `end` fetched */
@@ -123,10 +127,26 @@ typedef struct dv_core {
     dv_core_stats stats;
 } dv_core;
 
-/* Sets up a core of `cfg` running kernel `k` of `obj` (both must outlive the
- * core) with GM `gm`, scheduling on `q`.  data = false: timing only. */
+/* What a core is: its buffers and pipes follow (facts #25, #39):
+ * coupled cores have everything but FixPipe's BT/FB, an AIC has L1, L0A/B/C,
+ * BT, FB and the CUBE, MTE1, MTE2, FIXP pipes, an AIV has UB and the VECTOR,
+ * MTE2, MTE3 pipes. */
+typedef enum dv_core_kind { DV_KIND_COUPLED = 0, DV_KIND_AIC = 1, DV_KIND_AIV = 2 } dv_core_kind;
+
+/* Cross-core flags of a launch (split chips, facts #58): one counter per
+ * core and flag id, and how many sets a wait on it consumes. */
+typedef struct dv_cc_net {
+    struct dv_core **cores; /* every core of the launch */
+    unsigned ncores;
+    uint8_t *count; /* [core][id] */
+    uint8_t *need;  /* [core][id]: sets one wait consumes (from the last set's mode) */
+} dv_cc_net;
+
+/* Sets up a core of kind `kind` for `cfg` running kernel `k` of `obj` (both
+ * must outlive the core) with GM `gm`, scheduling on `q`.  data = false:
+ * timing only. */
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
-                       const dv_obj_kernel *k, bool data, dv_error *err);
+                       const dv_obj_kernel *k, dv_core_kind kind, bool data, dv_error *err);
 void dv_core_destroy(dv_core *c);
 /* Schedules the first fetch at `cycle`. */
 dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err);

@@ -17,6 +17,9 @@ struct dv_sim {
     uint64_t block_dim, next_block;
     dv_core *cores;
     unsigned ncores, ninit;
+    unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
+    dv_cc_net cc;
+    dv_core **core_ptrs;
     bool ran;
     dv_status start_err;
 };
@@ -59,6 +62,9 @@ void dv_sim_destroy(dv_sim *s)
     for (unsigned i = 0; i < s->ninit; i++)
         dv_core_destroy(&s->cores[i]);
     free(s->cores);
+    free(s->core_ptrs);
+    free(s->cc.count);
+    free(s->cc.need);
     dv_evq_destroy(&s->q);
     dv_gm_destroy(s->gm);
     dv_l2_destroy(s->gmsys.l2);
@@ -106,9 +112,6 @@ dv_status dv_sim_load(dv_sim *s, const dv_obj *obj, const char *kernel, dv_error
     if (!s->cfg.split && k->core != DV_CORE_COUPLED)
         return dv_error_set(err, DV_ERR_INPUT, "kernel '%s' is for %s cores; %s has coupled cores", k->name,
                             dv_core_type_name(k->core), s->cfg.name);
-    if (k->core == DV_CORE_MIX)
-        return dv_error_set(err, DV_ERR_INPUT,
-                            "kernel '%s' is a mix kernel (AIC with its AIVs): not modelled yet", k->name);
     s->obj = obj;
     s->kernel = k;
     return DV_OK;
@@ -131,23 +134,67 @@ dv_status dv_sim_set_blocks(dv_sim *s, uint64_t block_dim, dv_error *err)
     return DV_OK;
 }
 
-/* A core finished a block: give it the next one, if any. */
+/* Starts block b on every core of group g (one core unless mix). */
+static dv_status start_group(dv_sim *s, unsigned g, uint64_t b, uint64_t cycle, dv_error *err)
+{
+    for (unsigned k = 0; k < s->group_size; k++) {
+        dv_core *c = &s->cores[g * s->group_size + k];
+        if (s->cc.count) {
+            memset(s->cc.count + c->net_index * DV_MAX_EVENT_IDS, 0, DV_MAX_EVENT_IDS);
+            memset(s->cc.need + c->net_index * DV_MAX_EVENT_IDS, 0, DV_MAX_EVENT_IDS);
+        }
+        dv_status st = dv_core_start_block(c, b, s->block_dim, s->args, cycle, err);
+        if (st != DV_OK)
+            return st;
+    }
+    return DV_OK;
+}
+
+/* A core finished a block: when its whole group has, the group takes the
+ * next block, if any (waves). */
 static void on_block_done(dv_core *c, void *user)
 {
     dv_sim *s = user;
     if (s->next_block >= s->block_dim)
         return;
+    unsigned g = (unsigned)(c->net_index / s->group_size);
+    for (unsigned k = 0; k < s->group_size; k++)
+        if (s->cores[g * s->group_size + k].stop != DV_STOP_DONE)
+            return;
     dv_error err;
-    if (dv_core_start_block(c, s->next_block++, s->block_dim, s->args, c->q->now, &err) != DV_OK)
+    if (start_group(s, g, s->next_block++, c->q->now, &err) != DV_OK)
         s->start_err = DV_ERR_NOMEM;
 }
 
-/* The cores of the kernel's type on this chip. */
-static uint64_t cores_for(const dv_sim *s)
+/* How many groups of how many cores this launch uses. */
+static void plan(const dv_sim *s, unsigned *groups, unsigned *group_size)
 {
+    uint64_t avail = s->cfg.cores;
+    *group_size = 1;
     if (s->cfg.split && s->kernel->core == DV_CORE_AIV)
-        return s->cfg.cores * s->cfg.aiv_per_aic;
-    return s->cfg.cores;
+        avail = s->cfg.cores * s->cfg.aiv_per_aic;
+    if (s->cfg.split && s->kernel->core == DV_CORE_MIX)
+        *group_size = 1 + (unsigned)s->cfg.aiv_per_aic;
+    *groups = (unsigned)(s->block_dim < avail ? s->block_dim : avail);
+}
+
+/* The kind, AIC group and AIV index of core i. */
+static void place(const dv_sim *s, unsigned i, dv_core_kind *kind, unsigned *group, uint64_t *sub)
+{
+    unsigned aiv = (unsigned)s->cfg.aiv_per_aic;
+    *sub = 0;
+    if (!s->cfg.split) {
+        *kind = DV_KIND_COUPLED, *group = i;
+    } else if (s->kernel->core == DV_CORE_AIC) {
+        *kind = DV_KIND_AIC, *group = i;
+    } else if (s->kernel->core == DV_CORE_AIV) {
+        *kind = DV_KIND_AIV, *group = i / aiv, *sub = i % aiv;
+    } else {
+        *group = i / s->group_size;
+        unsigned k = i % s->group_size;
+        *kind = k == 0 ? DV_KIND_AIC : DV_KIND_AIV;
+        *sub = k == 0 ? 0 : k - 1;
+    }
 }
 
 dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_error *err)
@@ -157,24 +204,44 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
     if (s->ran)
         return dv_error_set(err, DV_ERR_USAGE, "this simulation has already run");
     s->ran = true;
-    uint64_t avail = cores_for(s);
-    s->ncores = (unsigned)(s->block_dim < avail ? s->block_dim : avail);
+    unsigned groups;
+    plan(s, &groups, &s->group_size);
+    s->ncores = groups * s->group_size;
     s->cores = calloc(s->ncores, sizeof *s->cores);
-    if (!s->cores)
+    s->core_ptrs = calloc(s->ncores, sizeof *s->core_ptrs);
+    if (!s->cores || !s->core_ptrs)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    if (s->cfg.split) {
+        s->cc.cores = s->core_ptrs;
+        s->cc.ncores = s->ncores;
+        s->cc.count = calloc((size_t)s->ncores * DV_MAX_EVENT_IDS, 1);
+        s->cc.need = calloc((size_t)s->ncores * DV_MAX_EVENT_IDS, 1);
+        if (!s->cc.count || !s->cc.need)
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    }
     for (unsigned i = 0; i < s->ncores; i++) {
         dv_core *c = &s->cores[i];
-        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, s->obj, s->kernel, s->data, err);
+        dv_core_kind kind;
+        unsigned group;
+        uint64_t sub;
+        place(s, i, &kind, &group, &sub);
+        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, s->obj, s->kernel, kind, s->data, err);
         s->ninit = i + 1;
         if (st != DV_OK)
             return st;
         c->core_id = i;
+        c->group = group;
+        c->sub_idx = sub;
+        c->sub_dim = kind == DV_KIND_AIV ? s->cfg.aiv_per_aic : 1;
+        c->net_index = i;
+        c->cc = s->cfg.split ? &s->cc : NULL;
         c->gmsys = &s->gmsys;
         c->on_done = on_block_done;
         c->on_done_user = s;
+        s->core_ptrs[i] = c;
     }
-    for (unsigned i = 0; i < s->ncores; i++) {
-        dv_status st = dv_core_start_block(&s->cores[i], s->next_block++, s->block_dim, s->args, 0, err);
+    for (unsigned g = 0; g < groups; g++) {
+        dv_status st = start_group(s, g, s->next_block++, 0, err);
         if (st != DV_OK)
             return st;
     }
