@@ -454,7 +454,7 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
                 if (!parse_expr(a, lx, &v))
                     return;
                 if (fi->kind == DV_FK_TARGET) {
-                    v -= (int64_t)a->text_pc;
+                    v = (int64_t)((uint64_t)v - a->text_pc); /* wraps: range-checked below */
                     if (a->pass == 2 && (v < INT32_MIN || v > INT32_MAX)) {
                         err_at(a, opcol, "branch target out of range");
                         return;

@@ -156,6 +156,128 @@ START_TEST(test_uneven_waves)
 }
 END_TEST
 
+/* Runs a sample kernel whose first argument is a GM buffer of `src_bytes`
+ * (and, if dst_bytes, whose second is another), followed by scalars. */
+static void run_sample(launch *l, const char *file, unsigned blocks, uint64_t src_bytes, uint64_t dst_bytes,
+                       const uint64_t *scalars, unsigned nscalars)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/kernels/samples/%s", getenv("DV_SOURCE_ROOT"), file);
+    dv_error err = {DV_OK, ""};
+    memset(l, 0, sizeof *l);
+    ck_assert_msg(dv_asm_file(path, NULL, &l->obj, NULL, &err) == DV_OK, "%s", err.msg);
+    dv_chip_config cfg;
+    dv_config_builtin("ascend910", &cfg, NULL);
+    l->sim = dv_sim_create(&cfg, true, &err);
+    ck_assert_int_eq(dv_sim_load(l->sim, l->obj, NULL, &err), DV_OK);
+    unsigned a = 0;
+    if (src_bytes) {
+        ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(l->sim), src_bytes, &l->src, NULL), DV_OK);
+        dv_sim_set_arg(l->sim, a++, l->src, NULL);
+    }
+    if (dst_bytes) {
+        ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(l->sim), dst_bytes, &l->dst, NULL), DV_OK);
+        dv_sim_set_arg(l->sim, a++, l->dst, NULL);
+    }
+    for (unsigned i = 0; i < nscalars; i++)
+        dv_sim_set_arg(l->sim, a++, scalars[i], NULL);
+    ck_assert_int_eq(dv_sim_set_blocks(l->sim, blocks, NULL), DV_OK);
+    ck_assert_int_eq(dv_sim_run(l->sim, 0, &l->res, &err), DV_OK);
+    ck_assert_msg(l->res.stop == DV_STOP_DONE, "%s", l->res.message);
+    ck_assert_int_eq(dv_stats_collect(l->sim, &l->res, &l->stats, NULL), DV_OK);
+}
+
+START_TEST(test_hbm_flattens)
+{
+    /* copy_db keeps both GM paths of a core busy (2 x 64 B/cycle).  Each
+     * block copies 2 MiB; the source misses in L2, so HBM carries the reads,
+     * and once the written lines exceed the 32 MiB L2 also the write-backs.
+     * HBM traffic grows with the cores and flattens at the config's
+     * 1200 B/cycle (1.2 TB/s at 1 GHz), within a few per cent. */
+    double prev = 0;
+    for (unsigned n = 1; n <= 32; n *= 2) {
+        launch l;
+        uint64_t per = 2 << 20;
+        run_sample(&l, "copy_db.dvs", n, n * per, n * per, &per, 1);
+        double hbm = stat_value(&l, "chip.hbm.gbps");
+        if (n <= 16)
+            /* the reads alone: 2 MiB in 34592 cycles = 60.6 B/cycle a core */
+            ck_assert_double_eq_tol(hbm, n * 60.6, 0.03 * n * 60.6);
+        else
+            ck_assert_double_ge(hbm, 0.95 * 1200);
+        ck_assert_double_le(hbm, 1200);
+        ck_assert_double_gt(hbm, prev);
+        prev = hbm;
+        free_launch(&l);
+    }
+}
+END_TEST
+
+START_TEST(test_compute_scales)
+{
+    /* mmad_loop: 200 back-to-back mmads of 1024 fractals per block, no
+     * memory traffic: every core adds the same work in the same time. */
+    uint64_t n_iter = 200;
+    launch one, all;
+    run_sample(&one, "mmad_loop.dvs", 1, 0, 0, &n_iter, 1);
+    run_sample(&all, "mmad_loop.dvs", 32, 0, 0, &n_iter, 1);
+    ck_assert_double_eq(stat_value(&all, "chip.cycles"), stat_value(&one, "chip.cycles"));
+    ck_assert_double_ge(stat_value(&all, "chip.cube.utilisation_avg_pct"), 99.9);
+    ck_assert_double_eq(stat_value(&all, "core31.cube.macs"), stat_value(&one, "core0.cube.macs"));
+    free_launch(&one);
+    free_launch(&all);
+}
+END_TEST
+
+START_TEST(test_l2_reread)
+{
+    /* 32 blocks re-read their slices.  16 MiB in all fits in the 32 MiB L2:
+     * the first pass is HBM-bound (32 x 64 B/cycle wanted, 1200 served), the
+     * second hits and runs at the cores' path speed, above HBM's peak.
+     * 64 MiB does not fit: the second pass misses and is as slow. */
+    for (int big = 0; big < 2; big++) {
+        uint64_t per = big ? 2 << 20 : 512 << 10;
+        uint64_t one_pass[2] = {per, 1}, two_pass[2] = {per, 2};
+        launch a, b;
+        run_sample(&a, "reread.dvs", 32, 32 * per, 0, one_pass, 2);
+        run_sample(&b, "reread.dvs", 32, 32 * per, 0, two_pass, 2);
+        double c1 = stat_value(&a, "chip.cycles"), c2 = stat_value(&b, "chip.cycles") - c1;
+        double bw1 = 32.0 * per / c1, bw2 = 32.0 * per / c2;
+        ck_assert_double_le(bw1, 1200);
+        if (big) {
+            ck_assert_double_eq_tol(bw2, bw1, 0.02 * bw1);
+            ck_assert_double_eq(stat_value(&b, "chip.l2.read_hit_pct"), 0);
+        } else {
+            ck_assert_double_gt(bw2, 1.5 * 1200 * 0.9); /* well above HBM: served by L2 */
+            ck_assert_double_eq(stat_value(&b, "chip.l2.read_hit_pct"), 50);
+        }
+        free_launch(&a);
+        free_launch(&b);
+    }
+}
+END_TEST
+
+START_TEST(test_multicore_deterministic)
+{
+    char *first = NULL;
+    for (int i = 0; i < 2; i++) {
+        launch l;
+        uint64_t per = 1 << 20;
+        run_sample(&l, "copy_db.dvs", 40, 40 * per, 40 * per, &per, 1);
+        dv_buf js = DV_BUF_INIT;
+        dv_stats_json(&l.stats, &js);
+        if (!first)
+            first = dv_buf_take(&js, NULL);
+        else {
+            ck_assert_str_eq(js.data, first);
+            dv_buf_free(&js);
+        }
+        free_launch(&l);
+    }
+    free(first);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chip");
@@ -164,6 +286,10 @@ int main(void)
     tcase_add_test(tc, test_copy_scaling);
     tcase_add_test(tc, test_hbm_saturates);
     tcase_add_test(tc, test_uneven_waves);
+    tcase_add_test(tc, test_hbm_flattens);
+    tcase_add_test(tc, test_compute_scales);
+    tcase_add_test(tc, test_l2_reread);
+    tcase_add_test(tc, test_multicore_deterministic);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }

@@ -120,6 +120,24 @@ START_TEST(test_mode0_barrier_among_aivs)
 }
 END_TEST
 
+START_TEST(test_mode1_between_aivs)
+{
+    /* mode 1 pairs the AIVs of one group: AIV 0 copies 16 KiB (20 + 16384/59
+     * = 298 cycles) and then sets flag 5; AIV 1's wait needs a set from both
+     * AIVs of its group, so it waits for AIV 0's copy. */
+    launch l;
+    run(&l,
+        ".kernel k, type=aiv\n.arg buf\n"
+        "  csrr x5, subblockidx\n  bnez x5, go\n"
+        "  pack.burst x7, nburst=1, len=512\n  li x8, 0\n  copy_gm_ub x8, buf, x7\n"
+        "go:\n  cc_set_flag pipe=mte2, mode=1, id=5\n  cc_wait_flag pipe=mte2, id=5\n  end\n",
+        2);
+    ck_assert_msg(l.res.stop == DV_STOP_DONE, "%s", l.res.message);
+    ck_assert_uint_ge(dv_sim_core(l.sim, 1)->stats.pipe[DV_PIPE_MTE2].wait_cycles, 298 - 10);
+    done(&l);
+}
+END_TEST
+
 START_TEST(test_split_faults)
 {
     launch l;
@@ -171,6 +189,7 @@ int main(void)
     tcase_add_test(tc, test_mix_handshake);
     tcase_add_test(tc, test_mix_waves);
     tcase_add_test(tc, test_mode0_barrier_among_aivs);
+    tcase_add_test(tc, test_mode1_between_aivs);
     tcase_add_test(tc, test_split_faults);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
