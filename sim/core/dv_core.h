@@ -50,16 +50,27 @@ typedef struct dv_core_stats {
     uint64_t vec_elem_ops, vec_repeats;
     uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;
     uint64_t scalar_insns;
-    dv_l2_counts l2; /* this core's L2 hits and misses, HBM fill/write-back bytes */
+    dv_l2_counts l2;               /* this core's L2 hits and misses, HBM fill/write-back bytes */
+    uint64_t gm_serialised_cycles; /* waits for GM lines another core was transferring */
 } dv_core_stats;
 
 /* The chip's memory system behind GM, shared by its cores: the L2 cache
  * and two bandwidth servers (L2 for every GM byte, HBM for the bytes the
  * cache misses or writes back), each served in arrival order. */
+/* Which core last transferred a GM line, and until when (same-address
+ * serialisation, facts #38); a direct-mapped table, a collision forgets. */
+typedef struct dv_gm_line {
+    uint64_t line; /* line number + 1; 0 = empty */
+    uint64_t core;
+    uint64_t busy_until;
+} dv_gm_line;
+enum { DV_GM_OWNER_SLOTS = 65536 };
+
 typedef struct dv_gm_system {
-    dv_l2 *l2;         /* NULL: no L2, every byte goes to HBM */
-    uint64_t l2_free;  /* next free cycle of the L2 server */
-    uint64_t hbm_free; /* next free cycle of the HBM server */
+    dv_l2 *l2;          /* NULL: no L2, every byte goes to HBM */
+    dv_gm_line *owners; /* DV_GM_OWNER_SLOTS entries; NULL with one core */
+    uint64_t l2_free;   /* next free cycle of the L2 server */
+    uint64_t hbm_free;  /* next free cycle of the HBM server */
 } dv_gm_system;
 
 typedef struct dv_pipe_state {

@@ -63,6 +63,7 @@ void dv_sim_destroy(dv_sim *s)
         dv_core_destroy(&s->cores[i]);
     free(s->cores);
     free(s->core_ptrs);
+    free(s->gmsys.owners);
     free(s->cc.count);
     free(s->cc.need);
     dv_evq_destroy(&s->q);
@@ -211,6 +212,11 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
     s->core_ptrs = calloc(s->ncores, sizeof *s->core_ptrs);
     if (!s->cores || !s->core_ptrs)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    if (s->ncores > 1) {
+        s->gmsys.owners = calloc(DV_GM_OWNER_SLOTS, sizeof *s->gmsys.owners);
+        if (!s->gmsys.owners)
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    }
     if (s->cfg.split) {
         s->cc.cores = s->core_ptrs;
         s->cc.ncores = s->ncores;

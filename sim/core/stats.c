@@ -106,6 +106,15 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
     add(l, "cycles", bound_by, bound, false, "core%u.roofline.bound_cycles", id);
     add(l, "%", "roofline bound cycles / actual cycles", 100.0 * bound / total, false,
         "core%u.roofline.achieved_pct", id);
+    add(l, "cycles",
+        "GM transfers held back by lines another core was transferring (same-address serialisation)",
+        (double)s->gm_serialised_cycles, true, "core%u.gm.serialised_cycles", id);
+    add(l, "lines", "L2 read hits", (double)s->l2.read_hits, true, "core%u.l2.read_hits", id);
+    add(l, "lines", "L2 read misses (line allocated and filled from HBM)", (double)s->l2.read_misses, true,
+        "core%u.l2.read_misses", id);
+    add(l, "lines", "L2 write hits", (double)s->l2.write_hits, true, "core%u.l2.write_hits", id);
+    add(l, "lines", "L2 write misses (line allocated)", (double)s->l2.write_misses, true,
+        "core%u.l2.write_misses", id);
     add(l, "instructions", "scalar instructions executed", (double)s->scalar_insns, true,
         "core%u.scalar.executed", id);
 }

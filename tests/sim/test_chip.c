@@ -278,6 +278,45 @@ START_TEST(test_multicore_deterministic)
 }
 END_TEST
 
+START_TEST(test_same_address_serialised)
+{
+    /* Two blocks copy 32 KiB from GM into UB: from the same address, the
+     * second core waits until the first has finished with the lines (facts
+     * #38); from different addresses they run side by side. */
+#define SAME_ADDR_SRC                                                                                        \
+    ".kernel k\n.arg buf\n  csrr x5, blockidx\n  muli x5, x5, %d\n  add x6, buf, x5\n"                       \
+    "  pack.burst x7, nburst=1, len=1024\n  copy_gm_ub x0, x6, x7\n  end\n"
+    double cycles[2], waited[2];
+    for (int apart = 0; apart < 2; apart++) {
+        char text[512];
+        snprintf(text, sizeof text, SAME_ADDR_SRC, apart ? 65536 : 0);
+        dv_obj *obj;
+        dv_error err = {DV_OK, ""};
+        ck_assert_int_eq(dv_asm_string("t.dvs", text, strlen(text), NULL, &obj, NULL, &err), DV_OK);
+        dv_chip_config cfg;
+        dv_config_builtin("ascend910", &cfg, NULL);
+        dv_sim *sim = dv_sim_create(&cfg, true, &err);
+        ck_assert_int_eq(dv_sim_load(sim, obj, NULL, &err), DV_OK);
+        uint64_t buf;
+        ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(sim), 1 << 20, &buf, NULL), DV_OK);
+        dv_sim_set_arg(sim, 0, buf, NULL);
+        dv_sim_set_blocks(sim, 2, NULL);
+        dv_run_result res;
+        ck_assert_int_eq(dv_sim_run(sim, 0, &res, &err), DV_OK);
+        ck_assert_int_eq(res.stop, DV_STOP_DONE);
+        cycles[apart] = (double)res.cycles;
+        waited[apart] = (double)dv_sim_core(sim, 1)->stats.gm_serialised_cycles;
+        dv_sim_destroy(sim);
+        dv_obj_destroy(obj);
+    }
+    /* one copy: 20 + 32768/64 = 532 cycles; serialised, the second starts
+     * when the first ends: about twice that */
+    ck_assert_double_eq(waited[1], 0);
+    ck_assert_double_gt(waited[0], 500);
+    ck_assert_double_gt(cycles[0], 1.9 * cycles[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chip");
@@ -290,6 +329,7 @@ int main(void)
     tcase_add_test(tc, test_compute_scales);
     tcase_add_test(tc, test_l2_reread);
     tcase_add_test(tc, test_multicore_deterministic);
+    tcase_add_test(tc, test_same_address_serialised);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
