@@ -27,6 +27,8 @@ int cmd_run(int argc, char **argv);
 void cmd_run_help(FILE *out);
 int cmd_chips(int argc, char **argv);
 void cmd_chips_help(FILE *out);
+int cmd_counters(int argc, char **argv);
+void cmd_counters_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
 

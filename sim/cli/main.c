@@ -15,6 +15,8 @@ static const cli_command commands[] = {
     {"run", "simulate a kernel on one core and report where the cycles went", cmd_run, cmd_run_help},
     {"chips", "list the chip configs (built in and in DVSIM_CHIP_PATH) with their key figures", cmd_chips,
      cmd_chips_help},
+    {"counters", "list the performance-counter events (numbers for pmevtyperN)", cmd_counters,
+     cmd_counters_help},
     {"isa", "print the instruction set (or its Markdown reference page)", cmd_isa, cmd_isa_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

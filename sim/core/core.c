@@ -55,13 +55,82 @@ void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...)
              core_source_of(c, pc, src, sizeof src), (unsigned long long)c->q->now, what);
 }
 
-void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles)
+/* Element width of a vector instruction, for the per-width op counts. */
+static unsigned vec_width(const dv_insn *in)
 {
-    (void)pipe;
+    const dv_format *fmt = dv_isa_format(dv_isa_info(in->op)->fmt);
+    unsigned w = 0;
+    for (unsigned i = 0; i < fmt->nops; i++) {
+        dv_field f = fmt->ops[i].field;
+        if (f == DV_F_DTYPE || f == DV_F_FROM || f == DV_F_TO) {
+            unsigned b = 8 * dv_dtype_size((dv_dtype)in->f[f]);
+            w = b > w ? b : w;
+        }
+    }
+    return w ? w : 16;
+}
+
+/* Operands read from UB per repeat (in 256-byte repeats). */
+static unsigned vec_sources(dv_fmt fmt)
+{
+    switch (fmt) {
+    case DV_FMT_VBIN:
+    case DV_FMT_VCMP: return 2;
+    case DV_FMT_VSEL: return 2; /* plus the selection bits */
+    case DV_FMT_VDUP:
+    case DV_FMT_SETMASK:
+    case DV_FMT_MASKMODE: return 0;
+    default: return 1;
+    }
+}
+
+void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t cycles)
+{
     dv_core_stats *s = &c->stats;
+    const dv_insn *in = &op->insn;
     if (st->path != DV_PATH_NONE && st->path < DV_PATH_COUNT) {
         s->path_bytes[st->path] += st->bytes;
         s->path_cycles[st->path] += cycles;
+        switch (st->path) {
+        case DV_PATH_L1_L0A: s->l0a_write += st->bytes; break;
+        case DV_PATH_L1_L0B: s->l0b_write += st->bytes; break;
+        case DV_PATH_L0C_UB: s->l0c_read += st->bytes, s->ub_write += st->bytes; break;
+        case DV_PATH_L0C_GM:
+        case DV_PATH_L0C_L1: s->l0c_read += st->bytes; break;
+        case DV_PATH_GM_UB:
+        case DV_PATH_L1_UB: s->ub_write += st->bytes; break;
+        case DV_PATH_UB_GM:
+        case DV_PATH_UB_L1: s->ub_read += st->bytes; break;
+        default: break;
+        }
+    }
+    if (in->op == DV_OP_MMAD && st->macs) {
+        /* mmad params: m [11:0], k [23:12], n [35:24] */
+        uint64_t p = op->r[3], m = p & 0xfff, k = (p >> 12) & 0xfff, n = (p >> 24) & 0xfff;
+        dv_dtype dt = (dv_dtype)in->f[DV_F_DTYPE];
+        uint64_t es = dv_dtype_size(dt);
+        if (dt == DV_DT_BF16)
+            s->cube_macs_bf16 += st->macs;
+        else if (es == 1)
+            s->cube_macs_int8 += st->macs;
+        else
+            s->cube_macs_f16 += st->macs;
+        s->l0a_read += m * k * es;
+        s->l0b_read += k * n * es;
+        s->l0c_write += m * n * 4;
+        if (!in->f[DV_F_INIT])
+            s->l0c_read += m * n * 4;
+    }
+    if (st->repeats) {
+        unsigned w = vec_width(in);
+        if (w >= 32)
+            s->vec_ops_32 += st->elem_ops;
+        else if (w == 8)
+            s->vec_ops_8 += st->elem_ops;
+        else
+            s->vec_ops_16 += st->elem_ops;
+        s->ub_read += st->repeats * 256 * vec_sources(dv_isa_info(in->op)->fmt);
+        s->ub_write += st->repeats * 256;
     }
     s->cube_macs += st->macs;
     s->cube_fractals += st->fractals;
@@ -107,6 +176,7 @@ dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim
     c->vec.mode = DV_MASK_NORM;
     c->stop = DV_STOP_NONE;
     c->block_start = cycle;
+    memset(&c->pmu, 0, sizeof c->pmu); /* each block programs its own counters */
     for (int i = 0; i < DV_PIPE_COUNT; i++)
         c->pipes[i].has_run = false;
     return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);

@@ -26,7 +26,13 @@ bool core_cc_check(dv_core *c, const dv_insn *in);
 void core_cc_set(dv_core *c, const dv_op *op);
 bool core_cc_try_wait(dv_core *c, const dv_insn *in);
 /* Records what an instruction did in the core's statistics. */
-void core_account(dv_core *c, dv_pipe pipe, const dv_op_stats *st, uint64_t cycles);
+void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t cycles);
+/* The current value of event e on this core (perfcounters/events.def). */
+uint64_t core_event_value(const dv_core *c, unsigned e);
+/* The PMU CSRs (core_pmu.c): false if csr is not a PMU register (read) or
+ * the write is refused (why says so). */
+bool core_pmu_read(dv_core *c, unsigned csr, uint64_t *v);
+bool core_pmu_write(dv_core *c, unsigned csr, uint64_t v, char *why, size_t size);
 /* Finishes the core or releases a pipe_barrier once every pipe is empty. */
 void core_check_drained(dv_core *c);
 /* "file.dvs:12" for pc, or "" */

@@ -169,7 +169,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
         else
             cycles =
                 core_gm_access(c, op, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
-        core_account(c, p->id, &st, cycles);
+        core_account(c, op, &st, cycles);
         p->cur = *op;
         p->busy = true;
         p->busy_since = c->q->now;

@@ -175,19 +175,25 @@ static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
         *next_pc = a + (uint64_t)imm;
         lat = cfg->s_branch_cycles;
         break;
-    case DV_OP_CSRR:
-        if (!csr_read(c, (unsigned)in->f[DV_F_CSR], &r)) {
-            const dv_csr_info *ci = dv_csr_by_number((unsigned)in->f[DV_F_CSR]);
-            core_fault(c, DV_PIPE_S, c->pc, "csrr: %s%s", ci ? ci->name : "CSR",
-                       ci ? " is a PMU register, which is not modelled yet" : " does not exist");
+    case DV_OP_CSRR: {
+        unsigned csr = (unsigned)in->f[DV_F_CSR];
+        if (!csr_read(c, csr, &r) && !core_pmu_read(c, csr, &r)) {
+            core_fault(c, DV_PIPE_S, c->pc, "csrr: CSR 0x%03x does not exist", csr);
             return 0;
         }
         break;
+    }
     case DV_OP_CSRW: {
-        const dv_csr_info *ci = dv_csr_by_number((unsigned)in->f[DV_F_CSR]);
-        core_fault(c, DV_PIPE_S, c->pc, "csrw: %s %s", ci ? ci->name : "CSR",
-                   ci && ci->writable ? "is a PMU register, which is not modelled yet" : "is not writable");
-        return 0;
+        unsigned csr = (unsigned)in->f[DV_F_CSR];
+        const dv_csr_info *ci = dv_csr_by_number(csr);
+        char why[160] = "not writable";
+        if (!ci || !ci->writable || !core_pmu_write(c, csr, x[in->f[DV_F_R1]], why, sizeof why)) {
+            core_fault(c, DV_PIPE_S, c->pc, "csrw: %s: %s", ci ? ci->name : "CSR",
+                       ci ? why : "does not exist");
+            return 0;
+        }
+        write = false;
+        break;
     }
     default:
         core_fault(c, DV_PIPE_S, c->pc, "%s is not a scalar instruction", dv_isa_info(in->op)->mnemonic);

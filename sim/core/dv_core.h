@@ -46,7 +46,10 @@ typedef struct dv_core_stats {
     dv_pipe_stats pipe[DV_PIPE_COUNT]; /* index dv_pipe; S counts scalar work */
     uint64_t path_bytes[DV_PATH_COUNT];
     uint64_t path_cycles[DV_PATH_COUNT]; /* busy cycles of transfers on each path */
-    uint64_t cube_macs, cube_fractals, cube_macs_int8;
+    uint64_t cube_macs, cube_fractals;
+    uint64_t cube_macs_f16, cube_macs_bf16, cube_macs_int8;
+    uint64_t vec_ops_16, vec_ops_32, vec_ops_8;
+    uint64_t l0a_read, l0a_write, l0b_read, l0b_write, l0c_read, l0c_write, ub_read, ub_write; /* bytes */
     uint64_t vec_elem_ops, vec_repeats;
     uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;
     uint64_t scalar_insns;
@@ -72,6 +75,20 @@ typedef struct dv_gm_system {
     uint64_t l2_free;   /* next free cycle of the L2 server */
     uint64_t hbm_free;  /* next free cycle of the HBM server */
 } dv_gm_system;
+
+/* The device PMU of a core, modelled on the Arm PMU (isa_csr.def): a cycle
+ * counter and DV_PMU_COUNTERS programmable counters.  A counter counts
+ * while pmcr.E and its enable bit are set; its value is acc plus the
+ * event's growth since base. */
+enum { DV_PMU_COUNTERS = 8, DV_PMU_CYCLE_BIT = 31 };
+typedef struct dv_pmu {
+    uint64_t pmcr;     /* bit 0 E (enable all) */
+    uint32_t enabled;  /* bits 0..7 event counters, bit 31 the cycle counter */
+    uint32_t overflow; /* sticky: a counter reached its threshold */
+    uint32_t fired;    /* counters at or above their threshold (edge detection) */
+    uint64_t evtype[DV_PMU_COUNTERS], threshold[DV_PMU_COUNTERS];
+    uint64_t acc[DV_PMU_COUNTERS + 1], base[DV_PMU_COUNTERS + 1]; /* [8] = cycle counter */
+} dv_pmu;
 
 typedef struct dv_pipe_state {
     dv_op *queue; /* ring of `depth` entries */
@@ -131,6 +148,7 @@ typedef struct dv_core {
     dv_vec_state vec;
     uint64_t fmatrix;
     dv_unit_ctx ctx;
+    dv_pmu pmu;
     /* outcome */
     dv_stop stop;
     uint64_t end_cycle;

@@ -1,0 +1,26 @@
+/* dv_events.h - the event catalogue: what a performance counter can count.
+ * Events are numbered in table order (events.def); a PMU's event-select
+ * register takes that number. */
+#ifndef DV_EVENTS_H
+#define DV_EVENTS_H
+
+#include <stddef.h>
+
+typedef enum dv_event_id {
+#define DV_EVENT(id, name, unit, doc) DV_EV_##id,
+#include "events.def"
+#undef DV_EVENT
+    DV_EV_COUNT
+} dv_event_id;
+
+typedef struct dv_event_info {
+    dv_event_id id;
+    const char *name; /* "cube.macs_f16" */
+    const char *unit;
+    const char *doc;
+} dv_event_info;
+
+const dv_event_info *dv_event_info_of(dv_event_id id); /* NULL if out of range */
+const dv_event_info *dv_event_find(const char *name);  /* NULL if unknown */
+
+#endif
