@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "dv_asm.h"
 #include "dv_fp.h"
+#include "dv_perf.h"
 #include "dv_stats.h"
 
 #include <errno.h>
@@ -247,6 +248,116 @@ static void print_report(const dv_sim *sim, const char *kernel, const dv_run_res
     print_core(cfg, res, res->stats, l);
 }
 
+/* --pmu: host-side counters over the run, optional sampling to a file. */
+typedef struct pmu_ctx {
+    dv_perf *perf;
+    dv_sample_writer *w;
+    uint64_t written;
+    dv_status write_err;
+} pmu_ctx;
+
+static void drain(dv_perf *p, void *user)
+{
+    pmu_ctx *pc = user;
+    for (unsigned c = 0;; c++) {
+        dv_sample_ring *r = dv_perf_ring(p, c);
+        if (!r)
+            break;
+        dv_sample s;
+        while (dv_ring_pop(r, &s)) {
+            dv_error err;
+            if (pc->w && pc->write_err == DV_OK) {
+                pc->write_err = dv_samples_write(pc->w, &s, &err);
+                pc->written++;
+            }
+        }
+    }
+    if (pc->w && pc->write_err == DV_OK)
+        pc->write_err = dv_samples_flush(pc->w, NULL);
+}
+
+static int pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
+                     const char *outdir)
+{
+    char *copy = strdup(list);
+    const char *names[DV_SAMPLE_MAX_EVENTS];
+    unsigned n = 0;
+    char *save = NULL;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        if (n == DV_SAMPLE_MAX_EVENTS) {
+            free(copy);
+            return cli_usage_error("run", "--pmu: at most %d events", DV_SAMPLE_MAX_EVENTS);
+        }
+        names[n++] = t;
+    }
+    dv_error err = {DV_OK, ""};
+    pc->perf = n ? dv_perf_open(sim, names, n, -1, &err) : NULL;
+    if (!pc->perf) {
+        free(copy);
+        return cli_usage_error("run", "--pmu: %s", n ? err.msg : "no events given");
+    }
+    if (period) {
+        if (!outdir) {
+            free(copy);
+            return cli_usage_error("run", "--pmu-period writes DIR/pmu.samples.gz: give --out DIR");
+        }
+        char path[4096];
+        mkdir(outdir, 0777);
+        snprintf(path, sizeof path, "%s/pmu.samples.gz", outdir);
+        pc->w = dv_samples_create(path, names, n, &err);
+        if (!pc->w || dv_perf_sample(pc->perf, period, ring, drain, pc, &err) != DV_OK) {
+            free(copy);
+            return cli_fail(&err);
+        }
+    }
+    free(copy);
+    dv_perf_enable(pc->perf);
+    return 0;
+}
+
+static int pmu_finish(pmu_ctx *pc, bool json)
+{
+    drain(pc->perf, pc);
+    unsigned n = dv_perf_count(pc->perf);
+    if (!json) {
+        printf("\n%-32s %16s   per core\n", "counter", "total");
+        for (unsigned i = 0; i < n; i++) {
+            const dv_event_info *e = dv_event_info_of(dv_perf_event(pc->perf, i));
+            uint64_t total = 0;
+            char per[256] = "";
+            size_t used = 0;
+            for (unsigned c = 0;; c++) {
+                dv_perf_value v;
+                if (dv_perf_read(pc->perf, c, i, &v, NULL) != DV_OK)
+                    break;
+                total += v.value;
+                if (used < sizeof per - 24)
+                    used += (size_t)snprintf(per + used, sizeof per - used, "%s%llu", c ? " " : "",
+                                             (unsigned long long)v.value);
+            }
+            printf("%-32s %16llu   %s\n", e->name, (unsigned long long)total, per);
+        }
+        uint64_t lost = 0;
+        for (unsigned c = 0;; c++) {
+            dv_sample_ring *r = dv_perf_ring(pc->perf, c);
+            if (!r)
+                break;
+            lost += r->lost;
+        }
+        if (pc->w)
+            printf("samples: %llu records written, %llu lost (ring full)\n", (unsigned long long)pc->written,
+                   (unsigned long long)lost);
+    }
+    dv_error err = {DV_OK, ""};
+    dv_status st = dv_samples_close(pc->w, &err);
+    pc->w = NULL;
+    if (pc->write_err != DV_OK || st != DV_OK) {
+        fprintf(stderr, "dvsim run: writing the PMU samples failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
+        return 74;
+    }
+    return 0;
+}
+
 static int load_object(const char *path, dv_obj **obj)
 {
     dv_error err = {DV_OK, ""};
@@ -274,7 +385,8 @@ int cmd_run(int argc, char **argv)
     int nsets = 0;
     binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
     int nargs = 0, ngms = 0, ndumps = 0;
-    uint64_t max_cycles = DEFAULT_MAX_CYCLES, blocks = 1;
+    uint64_t max_cycles = DEFAULT_MAX_CYCLES, blocks = 1, pmu_period = 0, pmu_ring = 4096;
+    const char *pmu = NULL;
     bool json = false, data = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -296,6 +408,15 @@ int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--blocks") == 0 && has_value) {
             if (!parse_u64(argv[++i], &blocks) || blocks == 0)
                 return cli_usage_error("run", "--blocks needs a positive number");
+        } else if (strcmp(a, "--pmu") == 0 && has_value) {
+            pmu = argv[++i];
+        } else if (strcmp(a, "--pmu-period") == 0 && has_value) {
+            if (!parse_u64(argv[++i], &pmu_period) || pmu_period == 0)
+                return cli_usage_error("run", "--pmu-period needs a positive number of cycles, not '%s'",
+                                       argv[i]);
+        } else if (strcmp(a, "--pmu-ring") == 0 && has_value) {
+            if (!parse_u64(argv[++i], &pmu_ring) || pmu_ring == 0 || pmu_ring > 1000000)
+                return cli_usage_error("run", "--pmu-ring needs 1 to 1000000 records, not '%s'", argv[i]);
         } else if (strcmp(a, "--out") == 0 && has_value)
             outdir = argv[++i];
         else if (strcmp(a, "--max-cycles") == 0 && has_value) {
@@ -391,6 +512,14 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
     }
+    pmu_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    if (pmu_period && !pmu) {
+        rc = cli_usage_error("run", "--pmu-period needs --pmu EVENT,...");
+        goto done;
+    }
+    if (pmu && (rc = pmu_setup(&pc, sim, pmu, pmu_period, pmu_ring, outdir)) != 0)
+        goto done;
     dv_run_result res;
     if (dv_sim_run(sim, max_cycles, &res, &err) != DV_OK) {
         rc = cli_fail(&err);
@@ -439,12 +568,21 @@ int cmd_run(int argc, char **argv)
             DV_OK)
             rc = cli_fail(&err);
     }
+    if (pc.perf) {
+        int prc = pmu_finish(&pc, json);
+        if (!rc)
+            rc = prc;
+    }
     if (res.stop != DV_STOP_DONE) {
         fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
         if (!rc)
             rc = 1;
     }
 done:
+    if (pc.perf) {
+        dv_samples_close(pc.w, NULL);
+        dv_perf_close(pc.perf);
+    }
     dv_sim_destroy(sim);
     dv_obj_destroy(obj);
     return rc;

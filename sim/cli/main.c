@@ -17,6 +17,8 @@ static const cli_command commands[] = {
      cmd_chips_help},
     {"counters", "list the performance-counter events (numbers for pmevtyperN)", cmd_counters,
      cmd_counters_help},
+    {"pmu-dump", "print a PMU sample file (from run --pmu-period) as CSV or JSON", cmd_pmu_dump,
+     cmd_pmu_dump_help},
     {"isa", "print the instruction set (or its Markdown reference page)", cmd_isa, cmd_isa_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

@@ -40,6 +40,10 @@ dv_status dv_sim_set_blocks(dv_sim *s, uint64_t block_dim, dv_error *err);
 /* Runs until every block ends, a core faults or deadlocks, or max_cycles
  * (0: no limit). */
 dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_error *err);
+/* Host-side counters (dv_perf.h) attach themselves here; one at a time. */
+struct dv_perf;
+void dv_sim_attach_perf(dv_sim *s, struct dv_perf *p);
+
 /* Core i after a run (NULL if it was not used). */
 const dv_core *dv_sim_core(const dv_sim *s, unsigned i);
 

@@ -1,4 +1,5 @@
 /* sim.c - a launch of a kernel's blocks over the chip's cores. */
+#include "dv_perf.h"
 #include "dv_sim.h"
 
 #include <stdio.h>
@@ -20,6 +21,8 @@ struct dv_sim {
     unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
     dv_cc_net cc;
     dv_core **core_ptrs;
+    struct dv_perf *perf;
+    dv_event sampler; /* the host counters' sampling clock */
     bool ran;
     dv_status start_err;
 };
@@ -116,6 +119,22 @@ dv_status dv_sim_load(dv_sim *s, const dv_obj *obj, const char *kernel, dv_error
     s->obj = obj;
     s->kernel = k;
     return DV_OK;
+}
+
+void dv_sim_attach_perf(dv_sim *s, struct dv_perf *p)
+{
+    s->perf = p;
+}
+
+uint64_t dv_perf_period(const dv_perf *p);
+
+static void on_sample_tick(dv_event *ev, void *ctx)
+{
+    dv_sim *s = ctx;
+    (void)ev;
+    dv_perf_take_samples(s->perf, s->q.now);
+    dv_error err;
+    dv_evq_schedule(&s->q, &s->sampler, s->q.now + dv_perf_period(s->perf), DV_PRIO_SAMPLE, &err);
 }
 
 dv_status dv_sim_set_arg(dv_sim *s, unsigned index, uint64_t value, dv_error *err)
@@ -251,6 +270,17 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         if (st != DV_OK)
             return st;
     }
+    if (s->perf) {
+        dv_status st = dv_perf_run_started(s->perf, err);
+        if (st != DV_OK)
+            return st;
+        if (dv_perf_period(s->perf)) {
+            dv_event_init(&s->sampler, on_sample_tick);
+            st = dv_evq_schedule(&s->q, &s->sampler, dv_perf_period(s->perf), DV_PRIO_SAMPLE, err);
+            if (st != DV_OK)
+                return st;
+        }
+    }
     dv_core *stopped = NULL;
     for (;;) {
         unsigned done = 0;
@@ -264,6 +294,9 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         if (stopped || done == s->ncores || s->start_err)
             break;
         uint64_t next = dv_evq_next_cycle(&s->q);
+        /* the sampling clock alone does not keep a run alive */
+        if (s->q.count == (size_t)dv_event_queued(&s->sampler))
+            next = UINT64_MAX;
         if (next == UINT64_MAX) {
             for (unsigned i = 0; i < s->ncores; i++) {
                 if (s->cores[i].stop == DV_STOP_NONE) {
@@ -293,6 +326,7 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
     }
     if (s->start_err)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    dv_evq_cancel(&s->q, &s->sampler);
     memset(res, 0, sizeof *res);
     for (unsigned i = 0; i < s->ncores; i++) {
         dv_core *c = &s->cores[i];
@@ -306,6 +340,11 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
             res->cycles = c->end_cycle;
     }
     res->stop = stopped ? stopped->stop : DV_STOP_DONE;
+    /* A sample point that coincides with the end comes after the cores'
+     * last events at that cycle: take it now. */
+    if (s->perf && dv_perf_period(s->perf) && res->stop == DV_STOP_DONE && res->cycles &&
+        res->cycles % dv_perf_period(s->perf) == 0)
+        dv_perf_take_samples(s->perf, res->cycles);
     res->message = stopped ? stopped->stop_msg : "";
     res->stats = &s->cores[0].stats;
     res->ncores = s->ncores;
