@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "dv_asm.h"
 #include "dv_fp.h"
+#include "dv_metrics.h"
 #include "dv_perf.h"
 #include "dv_stats.h"
 
@@ -248,6 +249,28 @@ static void print_report(const dv_sim *sim, const char *kernel, const dv_run_res
     print_core(cfg, res, res->stats, l);
 }
 
+/* --metrics GROUP: one msprof metric group, the chip and each core (the
+ * first eight; all of them are in the events of --pmu and stats.json). */
+static void print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned g)
+{
+    unsigned shown = res->ncores < 8 ? res->ncores : 8;
+    dv_metric_row chip, core[8];
+    dv_metrics_compute(sim, res, g, UINT32_MAX, &chip);
+    for (unsigned c = 0; c < shown; c++)
+        dv_metrics_compute(sim, res, g, c, &core[c]);
+    printf("\n%s%s\n%-28s %-6s %14s", dv_metric_group_name(g),
+           res->ncores > shown ? " (chip and the first 8 cores)" : "", "metric", "unit", "chip");
+    for (unsigned c = 0; c < shown; c++)
+        printf(" %13s%u", "core", c);
+    printf("\n");
+    for (unsigned m = 0; m < chip.n; m++) {
+        printf("%-28s %-6s %14.4g", chip.name[m], chip.unit[m], chip.value[m]);
+        for (unsigned c = 0; c < shown; c++)
+            printf(" %14.4g", core[c].value[m]);
+        printf("\n");
+    }
+}
+
 /* --pmu: host-side counters over the run, optional sampling to a file. */
 typedef struct pmu_ctx {
     dv_perf *perf;
@@ -386,7 +409,7 @@ int cmd_run(int argc, char **argv)
     binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
     int nargs = 0, ngms = 0, ndumps = 0;
     uint64_t max_cycles = DEFAULT_MAX_CYCLES, blocks = 1, pmu_period = 0, pmu_ring = 4096;
-    const char *pmu = NULL;
+    const char *pmu = NULL, *metrics = NULL;
     bool json = false, data = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -408,6 +431,16 @@ int cmd_run(int argc, char **argv)
         else if (strcmp(a, "--blocks") == 0 && has_value) {
             if (!parse_u64(argv[++i], &blocks) || blocks == 0)
                 return cli_usage_error("run", "--blocks needs a positive number");
+        } else if (strcmp(a, "--metrics") == 0 && has_value) {
+            metrics = argv[++i];
+            if (dv_metric_group_find(metrics) < 0) {
+                char list[256] = "";
+                for (unsigned g = 0; g < dv_metric_group_count(); g++) {
+                    strncat(list, g ? ", " : "", sizeof list - strlen(list) - 1);
+                    strncat(list, dv_metric_group_name(g), sizeof list - strlen(list) - 1);
+                }
+                return cli_usage_error("run", "--metrics: unknown group '%s' (%s)", metrics, list);
+            }
         } else if (strcmp(a, "--pmu") == 0 && has_value) {
             pmu = argv[++i];
         } else if (strcmp(a, "--pmu-period") == 0 && has_value) {
@@ -568,6 +601,8 @@ int cmd_run(int argc, char **argv)
             DV_OK)
             rc = cli_fail(&err);
     }
+    if (metrics && !json)
+        print_metrics(sim, &res, (unsigned)dv_metric_group_find(metrics));
     if (pc.perf) {
         int prc = pmu_finish(&pc, json);
         if (!rc)

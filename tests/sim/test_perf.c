@@ -1,7 +1,9 @@
 /* test_perf.c - host-side counters: groups, enable windows, reads,
  * sampling into bounded rings, and the sample file. */
 #include "dv_asm.h"
+#include "dv_metrics.h"
 #include "dv_perf.h"
+#include "dv_stats.h"
 #include "dv_test_main.h"
 
 #include <check.h>
@@ -184,6 +186,60 @@ START_TEST(test_sample_file_survives_truncation)
 }
 END_TEST
 
+START_TEST(test_metric_groups_agree_with_report)
+{
+    /* PipeUtilization's cube ratio and Memory's byte volumes are the same
+     * numbers as the report's, per core and for the chip. */
+    fixture f;
+    setup(&f, 3, 4);
+    dv_run_result res;
+    dv_error err;
+    ck_assert_int_eq(dv_sim_run(f.sim, 0, &res, &err), DV_OK);
+    dv_stat_list l;
+    ck_assert_int_eq(dv_stats_collect(f.sim, &res, &l, NULL), DV_OK);
+    dv_metric_row row;
+    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("pipeutilization"), 1, &row);
+    ck_assert_str_eq(row.name[2], "cube_ratio");
+    ck_assert_double_eq_tol(100 * row.value[2], dv_stats_find(&l, "core1.cube.busy_pct")->value, 1e-9);
+    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("PipeUtilization"), UINT32_MAX, &row);
+    ck_assert_double_eq_tol(100 * row.value[2], dv_stats_find(&l, "chip.cube.utilisation_avg_pct")->value,
+                            0.5);
+    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("ArithmeticUtilization"), 0, &row);
+    ck_assert_double_eq_tol(100 * row.value[0], dv_stats_find(&l, "core0.cube.utilisation_pct")->value, 1e-9);
+    for (unsigned g = 0; g < dv_metric_group_count(); g++) {
+        dv_metrics_compute(f.sim, &res, g, 0, &row);
+        ck_assert_uint_gt(row.n, 0);
+    }
+    ck_assert_int_eq(dv_metric_group_find("Nope"), -1);
+    dv_stats_free(&l);
+    teardown(&f);
+
+    /* Memory's data volumes are the report's path bytes */
+    const char *copy = ".kernel k\n.arg buf\n  pack.burst x5, nburst=3, len=64\n  copy_gm_ub x0, buf, x5\n"
+                       "  set_flag src=mte2, dst=mte3, id=0\n  wait_flag src=mte2, dst=mte3, id=0\n"
+                       "  copy_ub_gm buf, x0, x5\n  end\n";
+    dv_obj *obj;
+    ck_assert_int_eq(dv_asm_string("c.dvs", copy, strlen(copy), NULL, &obj, NULL, &err), DV_OK);
+    dv_chip_config cfg;
+    dv_config_builtin("ascend910", &cfg, NULL);
+    dv_sim *sim = dv_sim_create(&cfg, true, &err);
+    ck_assert_int_eq(dv_sim_load(sim, obj, NULL, &err), DV_OK);
+    uint64_t buf;
+    dv_gm_alloc(dv_sim_gm(sim), 8192, &buf, NULL);
+    dv_sim_set_arg(sim, 0, buf, NULL);
+    ck_assert_int_eq(dv_sim_run(sim, 0, &res, &err), DV_OK);
+    ck_assert_int_eq(dv_stats_collect(sim, &res, &l, NULL), DV_OK);
+    dv_metrics_compute(sim, &res, (unsigned)dv_metric_group_find("Memory"), 0, &row);
+    ck_assert_str_eq(row.name[5], "gm_to_ub_datas");
+    ck_assert_double_eq(row.value[5] * 1024, dv_stats_find(&l, "core0.path.gm_to_ub.bytes")->value);
+    ck_assert_double_eq(row.value[6] * 1024, dv_stats_find(&l, "core0.path.ub_to_gm.bytes")->value);
+    ck_assert_double_eq(row.value[5] * 1024, 3 * 64 * 32);
+    dv_stats_free(&l);
+    dv_sim_destroy(sim);
+    dv_obj_destroy(obj);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("perf");
@@ -191,6 +247,7 @@ int main(void)
     tcase_add_test(tc, test_counts_agree_and_disabled_stays_zero);
     tcase_add_test(tc, test_sampling_counts_and_lost);
     tcase_add_test(tc, test_sample_file_survives_truncation);
+    tcase_add_test(tc, test_metric_groups_agree_with_report);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
