@@ -99,6 +99,7 @@ struct asm_state {
     unsigned macro_counter; /* \@ */
     bool too_long;          /* the expansion hit its line limit */
     size_t expanded;        /* lines expanded so far, against that limit */
+    size_t expanded_bytes;  /* and their text */
     char *open_real[16];    /* resolved paths of the files being read (include cycles) */
     int nopen;
 };

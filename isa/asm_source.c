@@ -19,7 +19,8 @@ enum {
     MAX_MACRO_DEPTH = 32,
     MAX_MACRO_ARGS = 16,
     MAX_LINE = 4096,
-    MAX_LINES = 250000
+    MAX_LINES = 250000,
+    MAX_EXPANDED_BYTES = 16 << 20 /* 16 MiB of expanded text */
 };
 
 typedef struct asm_macro {
@@ -82,6 +83,16 @@ static bool budget(asm_state *as, uint32_t file, uint32_t line)
 
 static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file, uint32_t line)
 {
+    /* Long lines repeated by macros bound memory too, not only the count. */
+    as->expanded_bytes += len;
+    if (as->expanded_bytes > MAX_EXPANDED_BYTES) {
+        if (!as->too_long) {
+            as->too_long = true;
+            asm_diag(as, file, line, 1, "the source expands to more than %d MiB of text (runaway macro?)",
+                     MAX_EXPANDED_BYTES >> 20);
+        }
+        return true; /* dropped; the error fails the assembly */
+    }
     if (as->nlines == as->cap_lines) {
         size_t cap = as->cap_lines ? as->cap_lines * 2 : 256;
         src_line *p = realloc(as->lines, cap * sizeof *p);
@@ -337,9 +348,17 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
     for (size_t i = 0; i < m->nbody && st == DV_OK; i++) {
         dv_buf b = DV_BUF_INIT;
         substitute(&b, m->body[i].text, m, args, nargs, counter);
-        if (b.oom)
+        if (b.oom) {
             st = DV_ERR_NOMEM;
-        else
+        } else if (b.len > MAX_LINE) {
+            /* Arguments that contain their own expansion grow exponentially
+             * with the nesting depth: stop at the first overlong line. */
+            asm_diag(as, m->body[i].file, m->body[i].line, 1,
+                     "macro '%s' expands to a line longer than %d characters", m->name, MAX_LINE);
+            as->too_long = true;
+            dv_buf_free(&b);
+            break;
+        } else
             st = expand_line(as, b.data ? b.data : "", m->body[i].file, m->body[i].line, depth + 1);
         dv_buf_free(&b);
     }
