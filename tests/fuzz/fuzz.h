@@ -7,10 +7,12 @@
 #ifndef DV_FUZZ_H
 #define DV_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The libFuzzer entry point; declared here because the project builds with
  * -Wmissing-prototypes. */
@@ -28,5 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort();                                                                                         \
         }                                                                                                    \
     } while (0)
+
+/* Two byte ranges are equal (NULL is fine when the length is 0). */
+static inline bool same_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    return na == nb && (na == 0 || memcmp(a, b, na) == 0);
+}
 
 #endif

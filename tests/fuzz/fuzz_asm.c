@@ -25,11 +25,6 @@ static const char NAME[] = "fuzz.dvs";
  * every garbage input slower (each diagnostic is a formatted allocation). */
 static const dv_asm_options OPTIONS = {.max_errors = 8, .no_includes = true};
 
-static bool same_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-    return na == nb && (na == 0 || memcmp(a, b, na) == 0);
-}
-
 static void check_elf_round_trip(const dv_obj *obj)
 {
     uint8_t *elf = NULL;

@@ -67,11 +67,6 @@ static void exercise(const dv_obj *obj)
         FUZZ_CHECK(dv_obj_line_at(obj, obj->lines[i].pc) == &obj->lines[i], "line entry %zu not found", i);
 }
 
-static bool same_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-    return na == nb && (na == 0 || memcmp(a, b, na) == 0);
-}
-
 /* Everything the reader accepted must survive dv_obj_write_elf and a second
  * read unchanged: the writer and reader share one format description, and a
  * field one of them drops or reinterprets is a bug in one of them. */
