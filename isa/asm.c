@@ -758,30 +758,12 @@ dv_status dv_asm_file(const char *path, const dv_asm_options *opt, dv_obj **out,
                       dv_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
-    dv_buf b = DV_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= DV_ASM_MAX_SOURCE)
-        dv_buf_append(&b, chunk, n);
-    bool bad = ferror(f);
-    if (!bad && b.len > DV_ASM_MAX_SOURCE) {
-        fclose(f);
-        dv_buf_free(&b);
-        return dv_error_set(err, DV_ERR_INPUT, "%s: larger than %d MiB", path, DV_ASM_MAX_SOURCE >> 20);
-    }
-    fclose(f);
-    if (bad) {
-        dv_buf_free(&b);
-        return dv_error_set(err, DV_ERR_IO, "%s: read error", path);
-    }
-    if (b.oom) {
-        dv_buf_free(&b);
-        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
-    }
-    dv_status st = dv_asm_string(path, b.data ? b.data : "", b.len, opt, out, diags, err);
-    dv_buf_free(&b);
+    char *text;
+    size_t len = 0;
+    dv_status st = asm_read_file(path, &text, &len, err);
+    if (st != DV_OK)
+        return st;
+    st = dv_asm_string(path, text, len, opt, out, diags, err);
+    free(text);
     return st;
 }

@@ -71,6 +71,11 @@ typedef struct asm_state asm_state;
 void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Reads a whole source file (at most DV_ASM_MAX_SOURCE bytes) into a new
+ * NUL-terminated buffer: DV_ERR_MISSING, DV_ERR_IO, DV_ERR_NOMEM or
+ * DV_ERR_INPUT (too large) otherwise. */
+dv_status asm_read_file(const char *path, char **text, size_t *len, dv_error *err);
+
 /* Reads `text` as file `name` and appends its lines (with includes and macro
  * expansions) to the state's line list. */
 dv_status asm_load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);

@@ -7,6 +7,7 @@
 #include "dv_isa.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,23 +207,32 @@ static asm_macro *find_macro(asm_state *as, const char *name, size_t len)
     return NULL;
 }
 
-static char *read_whole_file(const char *path, size_t *len)
+dv_status asm_read_file(const char *path, char **text, size_t *len, dv_error *err)
 {
+    *text = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return NULL;
+        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
     dv_buf b = DV_BUF_INIT;
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= DV_ASM_MAX_SOURCE)
         dv_buf_append(&b, chunk, n);
-    bool bad = ferror(f) || b.oom || b.len > DV_ASM_MAX_SOURCE;
+    bool bad = ferror(f);
     fclose(f);
-    if (bad) {
+    dv_status st = DV_OK;
+    if (bad)
+        st = dv_error_set(err, DV_ERR_IO, "%s: read error", path);
+    else if (b.oom)
+        st = dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
+    else if (b.len > DV_ASM_MAX_SOURCE)
+        st = dv_error_set(err, DV_ERR_INPUT, "%s: larger than %d MiB", path, DV_ASM_MAX_SOURCE >> 20);
+    if (st != DV_OK) {
         dv_buf_free(&b);
-        return NULL;
+        return st;
     }
-    return dv_buf_take(&b, len);
+    *text = dv_buf_take(&b, len);
+    return DV_OK;
 }
 
 /* Resolves an include: the including file's folder, then the include dirs. */
@@ -236,11 +246,11 @@ static char *find_include(asm_state *as, const char *from, const char *name, cha
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - from), from, name);
     else
         snprintf(path, sizeof path, "%s", name);
-    if ((*text = read_whole_file(path, len)) != NULL)
+    if (asm_read_file(path, text, len, NULL) == DV_OK)
         return strdup(path);
     for (size_t i = 0; as->opt && i < as->opt->ninclude_dirs; i++) {
         snprintf(path, sizeof path, "%s/%s", as->opt->include_dirs[i], name);
-        if ((*text = read_whole_file(path, len)) != NULL)
+        if (asm_read_file(path, text, len, NULL) == DV_OK)
             return strdup(path);
     }
     return NULL;

@@ -38,6 +38,8 @@ void cmd_isa_help(FILE *out);
 int cli_fail(const dv_error *err);
 /* Prints "dvsim CMD: message" for a usage error and returns 64. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes s as a JSON string literal (quotes, escapes). */
+void cli_json_string(FILE *out, const char *s);
 /* True if argv[i] is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Writes data to path through a temporary name and a rename. */

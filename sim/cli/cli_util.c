@@ -66,3 +66,17 @@ dv_status cli_write_file(const char *path, const void *data, size_t len, dv_erro
     free(tmp);
     return DV_OK;
 }
+
+void cli_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}

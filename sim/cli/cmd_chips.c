@@ -24,20 +24,6 @@ typedef struct entry {
     char problem[DV_ERROR_MSG_MAX];
 } entry;
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static int list_keys(bool json)
 {
     if (json)
@@ -46,11 +32,11 @@ static int list_keys(bool json)
         const dv_config_key *k = dv_config_key_at(i);
         if (json) {
             printf("  {\"key\": ");
-            json_str(k->key);
+            cli_json_string(stdout, k->key);
             printf(", \"unit\": ");
-            json_str(k->unit);
+            cli_json_string(stdout, k->unit);
             printf(", \"min\": %llu, \"doc\": ", (unsigned long long)k->min);
-            json_str(k->doc);
+            cli_json_string(stdout, k->doc);
             printf("}%s\n", i + 1 < dv_config_key_count() ? "," : "");
         } else {
             printf("%-32s %-14s min %-6llu %s\n", k->key, k->unit, (unsigned long long)k->min, k->doc);
@@ -161,11 +147,11 @@ int cmd_chips(int argc, char **argv)
             snprintf(cores, sizeof cores, "%llu", (unsigned long long)c->cores);
         if (json) {
             printf("  {\"name\": ");
-            json_str(c->name);
+            cli_json_string(stdout, c->name);
             printf(", \"source\": ");
-            json_str(list[i].source);
+            cli_json_string(stdout, list[i].source);
             printf(", \"ok\": %s, \"problem\": ", ok ? "true" : "false");
-            json_str(ok ? "" : list[i].problem);
+            cli_json_string(stdout, ok ? "" : list[i].problem);
             printf(
                 ", \"cores\": %llu, \"aiv_per_aic\": %llu, \"clock_mhz\": %llu, \"peak_fp16_tflops\": %.2f, "
                 "\"peak_int8_tops\": %.2f, \"hbm_gbps\": %.1f, \"l1_bytes\": %llu, \"ub_bytes\": %llu, "

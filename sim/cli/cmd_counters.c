@@ -11,17 +11,6 @@ void cmd_counters_help(FILE *out)
                  "name, unit and meaning.\n");
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 int cmd_counters(int argc, char **argv)
 {
     bool json = false;
@@ -37,11 +26,11 @@ int cmd_counters(int argc, char **argv)
         const dv_event_info *e = dv_event_info_of((dv_event_id)i);
         if (json) {
             printf("  {\"number\": %d, \"name\": ", i);
-            json_str(e->name);
+            cli_json_string(stdout, e->name);
             printf(", \"unit\": ");
-            json_str(e->unit);
+            cli_json_string(stdout, e->unit);
             printf(", \"description\": ");
-            json_str(e->doc);
+            cli_json_string(stdout, e->doc);
             printf("}%s\n", i + 1 < DV_EV_COUNT ? "," : "");
         } else {
             printf("%3d  %-32s %-13s %s\n", i, e->name, e->unit, e->doc);

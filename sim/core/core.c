@@ -70,7 +70,7 @@ static unsigned vec_width(const dv_insn *in)
     return w ? w : 16;
 }
 
-/* Operands read from UB per repeat (in 256-byte repeats). */
+/* Operands read from UB per repeat (vector.repeat_bytes each). */
 static unsigned vec_sources(dv_fmt fmt)
 {
     switch (fmt) {
@@ -105,8 +105,9 @@ void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t c
         }
     }
     if (in->op == DV_OP_MMAD && st->macs) {
-        /* mmad params: m [11:0], k [23:12], n [35:24] */
-        uint64_t p = op->r[3], m = p & 0xfff, k = (p >> 12) & 0xfff, n = (p >> 24) & 0xfff;
+        const dv_layout *l = dv_layout_get(DV_LAYOUT_MMAD);
+        uint64_t p = op->r[3], m = dv_layout_extract(l, p, "m"), k = dv_layout_extract(l, p, "k");
+        uint64_t n = dv_layout_extract(l, p, "n");
         dv_dtype dt = (dv_dtype)in->f[DV_F_DTYPE];
         uint64_t es = dv_dtype_size(dt);
         if (dt == DV_DT_BF16)
@@ -129,8 +130,8 @@ void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t c
             s->vec_ops_8 += st->elem_ops;
         else
             s->vec_ops_16 += st->elem_ops;
-        s->ub_read += st->repeats * 256 * vec_sources(dv_isa_info(in->op)->fmt);
-        s->ub_write += st->repeats * 256;
+        s->ub_read += st->repeats * c->cfg->vec_repeat_bytes * vec_sources(dv_isa_info(in->op)->fmt);
+        s->ub_write += st->repeats * c->cfg->vec_repeat_bytes;
     }
     s->cube_macs += st->macs;
     s->cube_fractals += st->fractals;
@@ -303,11 +304,6 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->vec.mask_lo = c->vec.mask_hi = ~0ull;
     c->vec.mode = DV_MASK_NORM;
     return DV_OK;
-}
-
-dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err)
-{
-    return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);
 }
 
 void dv_core_destroy(dv_core *c)

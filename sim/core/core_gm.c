@@ -9,11 +9,6 @@
  * is still transferring hold this transfer back until they are free. */
 #include "core_internal.h"
 
-static uint64_t lf(uint64_t word, unsigned lo, unsigned width)
-{
-    return (word >> lo) & ((1ull << width) - 1);
-}
-
 /* The GM ranges of a transfer: bursts for the copies; for nd2nz reads and
  * FixPipe writes one range from the GM operand (an approximation for their
  * strided layouts).  Calls fn for each range. */
@@ -26,10 +21,12 @@ static void for_each_range(dv_core *c, const dv_op *op, const dv_op_stats *st, r
     case DV_OP_COPY_GM_L1:
     case DV_OP_COPY_GM_UB:
     case DV_OP_COPY_UB_GM: {
-        /* burst layout: nburst [11:0], len [27:12], srcgap [43:28], dstgap [59:44], in 32-byte blocks */
+        /* the burst layout of isa_params.def, in 32-byte blocks */
+        const dv_layout *l = dv_layout_get(DV_LAYOUT_BURST);
         bool write = in->op == DV_OP_COPY_UB_GM;
-        uint64_t p = op->r[2], nb = lf(p, 0, 12), len = lf(p, 12, 16) * 32;
-        uint64_t gap = (write ? lf(p, 44, 16) : lf(p, 28, 16)) * 32;
+        uint64_t p = op->r[2], nb = dv_layout_extract(l, p, "nburst"),
+                 len = dv_layout_extract(l, p, "len") * 32;
+        uint64_t gap = dv_layout_extract(l, p, write ? "dstgap" : "srcgap") * 32;
         uint64_t base = write ? op->r[0] : op->r[1];
         for (uint64_t i = 0; i < nb; i++)
             fn(c, base + i * (len + gap), len, write, user);

@@ -177,8 +177,6 @@ typedef struct dv_cc_net {
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, const dv_obj *obj,
                        const dv_obj_kernel *k, dv_core_kind kind, bool data, dv_error *err);
 void dv_core_destroy(dv_core *c);
-/* Schedules the first fetch at `cycle`. */
-dv_status dv_core_start(dv_core *c, uint64_t cycle, dv_error *err);
 /* Starts block `block_idx` of `block_dim` at `cycle` with the kernel's
  * arguments: resets the Scalar unit, registers, flags and vector state (the
  * buffers keep their bytes, as on hardware); statistics accumulate. */

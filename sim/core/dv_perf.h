@@ -39,6 +39,8 @@ dv_status dv_perf_read(const dv_perf *p, unsigned core, unsigned i, dv_perf_valu
  * after each round of samples (to drain the rings). */
 dv_status dv_perf_sample(dv_perf *p, uint64_t period, size_t ring_records,
                          void (*on_sample)(dv_perf *, void *), void *user, dv_error *err);
+/* The sampling period in cycles (0: not sampling). */
+uint64_t dv_perf_period(const dv_perf *p);
 /* The ring of core c (NULL before the run or if c is not counted). */
 dv_sample_ring *dv_perf_ring(dv_perf *p, unsigned core);
 

@@ -163,7 +163,6 @@ dv_sample_ring *dv_perf_ring(dv_perf *p, unsigned core)
     return counted(p, core) && p->period ? &p->cores[core].ring : NULL;
 }
 
-uint64_t dv_perf_period(const dv_perf *p);
 uint64_t dv_perf_period(const dv_perf *p)
 {
     return p->period;

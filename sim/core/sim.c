@@ -126,8 +126,6 @@ void dv_sim_attach_perf(dv_sim *s, struct dv_perf *p)
     s->perf = p;
 }
 
-uint64_t dv_perf_period(const dv_perf *p);
-
 static void on_sample_tick(dv_event *ev, void *ctx)
 {
     dv_sim *s = ctx;

@@ -45,7 +45,6 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
     double total = cycles > 0 ? cycles : 1;
     add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles, true,
         "core%u.cycles", id);
-    (void)hz;
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
         add(l, "cycles", "cycles the pipe was executing an instruction", (double)s->pipe[p].busy_cycles, true,
             "core%u.%s.busy_cycles", id, pipe_keys[p]);
