@@ -5,7 +5,9 @@
 #include "dv_fp.h"
 #include "dv_metrics.h"
 #include "dv_perf.h"
+#include "dv_operator.h"
 #include "dv_stats.h"
+#include "run_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,25 +27,45 @@ typedef struct binding {
 
 void cmd_run_help(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: dvsim run KERNEL.elf|KERNEL.dvs [options]\n\n"
-        "Runs one kernel on one core and reports cycles, per-pipe busy time, Cube and Vector\n"
-        "utilisation, bytes and bandwidth per path, and the roofline bound.\n\n"
-        "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
+    fputs(
+        "usage: dvsim run OPERATOR [operator options] [options]\n"
+        "       dvsim run KERNEL.elf|KERNEL.dvs [kernel options] [options]\n"
+        "\n"
+        "Runs an operator (see dvsim ops) or one kernel object and reports cycles, per-pipe busy time,\n"
+        "Cube and Vector utilisation, bytes and bandwidth per path, and the roofline bound.  An\n"
+        "operator's outputs are checked against its CPU reference.\n"
+        "\n"
+        "operator options:\n"
+        "  --variant V            the kernel variant (default: the operator's first)\n"
+        "  --dtype T              the data type (default: the operator's first)\n"
+        "  --shape K=V,...        shape parameters, e.g. M=512,N=512,K=1024\n"
+        "  --seed S               seed of the random inputs (default 1)\n"
+        "  --blocks N             override the tiling's block_dim\n"
+        "  --input NAME=FILE      take input tensor NAME from FILE (its exact size)\n"
+        "  --dump NAME=FILE       write tensor NAME to FILE after the run\n"
+        "\n"
+        "kernel options:\n"
         "  --kernel NAME          which kernel of the object (needed if it has several)\n"
         "  --blocks N             launch N blocks (block_dim): block i on core i, in waves when\n"
         "                         there are more blocks than cores (the kernel reads csr blockidx)\n"
         "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
         "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
-        "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
-        "s32)\n"
+        "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, s32)\n"
         "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
+        "\n"
+        "options:\n"
+        "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
+        "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
         "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
-        "  --no-data              timing only: skip the arithmetic\n"
+        "  --no-data              timing only: skip the arithmetic (and the check)\n"
         "  --json                 print the statistics as one JSON object\n"
-        "  --out DIR              write DIR/stats.json\n\n"
-        "Exit: 0 the kernel ended; 1 it faulted, deadlocked or hit the cycle limit (report on stderr).\n");
+        "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
+        "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
+        "  --metrics GROUP        print an msprof metric group\n"
+        "\n"
+        "Exit: 0 the run ended (and the check passed); 1 it faulted, deadlocked, hit the cycle limit\n"
+        "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input.\n"
+        , out);
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -164,223 +186,6 @@ static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *
     return 0;
 }
 
-/* The value of core<i>.<suffix>, or of chip.<suffix> when i is CHIP. */
-enum { CHIP = ~0u };
-static double stat_of(const dv_stat_list *l, unsigned i, const char *suffix)
-{
-    char name[64];
-    if (i == CHIP)
-        snprintf(name, sizeof name, "chip.%s", suffix);
-    else
-        snprintf(name, sizeof name, "core%u.%s", i, suffix);
-    const dv_stat *st = dv_stats_find(l, name);
-    return st ? st->value : 0.0;
-}
-
-static void print_core(const dv_chip_config *cfg, const dv_run_result *res, const dv_core_stats *s,
-                       const dv_stat_list *l)
-{
-    printf("\n%-8s %12s %7s %10s %12s %12s\n", "pipe", "busy cyc", "busy%", "insns", "wait cyc",
-           "q-full cyc");
-    for (int p = 0; p < DV_PIPE_COUNT; p++) {
-        if (cfg->split && p == DV_PIPE_V && !s->pipe[p].insns)
-            continue;
-        printf("%-8s %12" PRIu64 " %6.1f%% %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
-               dv_pipe_trace_name((dv_pipe)p), s->pipe[p].busy_cycles,
-               res->cycles ? 100.0 * (double)s->pipe[p].busy_cycles / (double)res->cycles : 0.0,
-               s->pipe[p].insns, s->pipe[p].wait_cycles, s->pipe[p].full_cycles);
-    }
-    printf("\ncube:   %" PRIu64 " MACs in %" PRIu64 " fractals, %.1f%% of the fp16 peak (%.0f MAC/cycle)\n",
-           s->cube_macs, s->cube_fractals, stat_of(l, 0, "cube.utilisation_pct"),
-           dv_config_core_macs_fp16(cfg));
-    printf("vector: %" PRIu64 " element ops in %" PRIu64 " repeats, busy %.1f%%; UB conflicts %" PRIu64
-           " bank-group + %" PRIu64 " bank cycles\n",
-           s->vec_elem_ops, s->vec_repeats, stat_of(l, 0, "vector.utilisation_pct"),
-           s->ub_group_conflict_cycles, s->ub_bank_conflict_cycles);
-    printf("\n%-9s %12s %10s %9s %10s %7s\n", "path", "bytes", "B/cycle", "GB/s", "peak B/c", "of peak");
-    for (int p = 1; p < DV_PATH_COUNT; p++) {
-        if (!s->path_bytes[p])
-            continue;
-        double bpc = (double)s->path_bytes[p] / (double)(res->cycles ? res->cycles : 1);
-        uint64_t bw = dv_path_bw(cfg, (dv_path)p);
-        printf("%-9s %12" PRIu64 " %10.2f %9.2f %10" PRIu64 " %6.1f%%\n", dv_path_name((dv_path)p),
-               s->path_bytes[p], bpc, bpc * (double)cfg->clock_mhz / 1000.0, bw,
-               bw ? 100.0 * bpc / (double)bw : 0.0);
-    }
-    const dv_stat *bound = dv_stats_find(l, "core0.roofline.bound_cycles");
-    printf("\nroofline: bound by %s at %.0f cycles; the core took %llu (%.1f%% of the bound's speed)\n",
-           bound->desc, bound->value, (unsigned long long)res->cycles,
-           stat_of(l, 0, "roofline.achieved_pct"));
-}
-
-static void print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res,
-                         const dv_stat_list *l)
-{
-    const dv_chip_config *cfg = dv_sim_config(sim);
-    printf("kernel %s on %s: %llu block%s on %u core%s, %llu MHz\n", kernel, cfg->name,
-           (unsigned long long)res->block_dim, res->block_dim == 1 ? "" : "s", res->ncores,
-           res->ncores == 1 ? "" : "s", (unsigned long long)cfg->clock_mhz);
-    printf("result: %s after %llu cycles, %.3f us with the %llu-cycle launch\n", dv_stop_name(res->stop),
-           (unsigned long long)res->cycles, stat_of(l, CHIP, "time_us"),
-           (unsigned long long)res->launch_cycles);
-    if (res->ncores > 1) {
-        printf("\n%-6s %7s %12s %7s %7s %7s %7s %12s\n", "core", "blocks", "active cyc", "cube%", "vec%",
-               "mte2%", "mte3%", "GM bytes");
-        for (unsigned i = 0; i < res->ncores; i++) {
-            const dv_core_stats *s = &dv_sim_core(sim, i)->stats;
-            uint64_t gm = s->path_bytes[DV_PATH_GM_L1] + s->path_bytes[DV_PATH_GM_UB] +
-                          s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM];
-            printf("%-6u %7.0f %12.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %12" PRIu64 "\n", i,
-                   stat_of(l, i, "blocks"), stat_of(l, i, "active_cycles"),
-                   stat_of(l, i, "cube.utilisation_pct"), stat_of(l, i, "vector.utilisation_pct"),
-                   stat_of(l, i, "mte2.busy_pct"), stat_of(l, i, "mte3.busy_pct"), gm);
-        }
-        printf("\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; load imbalance %.2f\n",
-               stat_of(l, CHIP, "cube.utilisation_avg_pct"), stat_of(l, CHIP, "cube.utilisation_max_pct"),
-               stat_of(l, CHIP, "vector.utilisation_avg_pct"), stat_of(l, CHIP, "vector.utilisation_max_pct"),
-               stat_of(l, CHIP, "load_imbalance"));
-    }
-    printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f (%.1f%%)\n",
-           stat_of(l, CHIP, "gm.gbps"), stat_of(l, CHIP, "l2.read_hit_pct"),
-           stat_of(l, CHIP, "l2.write_hit_pct"), stat_of(l, CHIP, "hbm.gbps"),
-           stat_of(l, CHIP, "hbm.peak_gbps"), stat_of(l, CHIP, "hbm.utilisation_pct"));
-    if (res->ncores > 1)
-        printf("\ncore 0 in detail:");
-    print_core(cfg, res, res->stats, l);
-}
-
-/* --metrics GROUP: one msprof metric group, the chip and each core (the
- * first eight; all of them are in the events of --pmu and stats.json). */
-static void print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned g)
-{
-    unsigned shown = res->ncores < 8 ? res->ncores : 8;
-    dv_metric_row chip, core[8];
-    dv_metrics_compute(sim, res, g, UINT32_MAX, &chip);
-    for (unsigned c = 0; c < shown; c++)
-        dv_metrics_compute(sim, res, g, c, &core[c]);
-    printf("\n%s%s\n%-28s %-6s %14s", dv_metric_group_name(g),
-           res->ncores > shown ? " (chip and the first 8 cores)" : "", "metric", "unit", "chip");
-    for (unsigned c = 0; c < shown; c++)
-        printf(" %13s%u", "core", c);
-    printf("\n");
-    for (unsigned m = 0; m < chip.n; m++) {
-        printf("%-28s %-6s %14.4g", chip.name[m], chip.unit[m], chip.value[m]);
-        for (unsigned c = 0; c < shown; c++)
-            printf(" %14.4g", core[c].value[m]);
-        printf("\n");
-    }
-}
-
-/* --pmu: host-side counters over the run, optional sampling to a file. */
-typedef struct pmu_ctx {
-    dv_perf *perf;
-    dv_sample_writer *w;
-    uint64_t written;
-    dv_status write_err;
-} pmu_ctx;
-
-static void drain(dv_perf *p, void *user)
-{
-    pmu_ctx *pc = user;
-    for (unsigned c = 0;; c++) {
-        dv_sample_ring *r = dv_perf_ring(p, c);
-        if (!r)
-            break;
-        dv_sample s;
-        while (dv_ring_pop(r, &s)) {
-            dv_error err;
-            if (pc->w && pc->write_err == DV_OK) {
-                pc->write_err = dv_samples_write(pc->w, &s, &err);
-                pc->written++;
-            }
-        }
-    }
-    if (pc->w && pc->write_err == DV_OK)
-        pc->write_err = dv_samples_flush(pc->w, NULL);
-}
-
-static int pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
-                     const char *outdir)
-{
-    char *copy = strdup(list);
-    const char *names[DV_SAMPLE_MAX_EVENTS];
-    unsigned n = 0;
-    char *save = NULL;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        if (n == DV_SAMPLE_MAX_EVENTS) {
-            free(copy);
-            return cli_usage_error("run", "--pmu: at most %d events", DV_SAMPLE_MAX_EVENTS);
-        }
-        names[n++] = t;
-    }
-    dv_error err = {DV_OK, ""};
-    pc->perf = n ? dv_perf_open(sim, names, n, -1, &err) : NULL;
-    if (!pc->perf) {
-        free(copy);
-        return cli_usage_error("run", "--pmu: %s", n ? err.msg : "no events given");
-    }
-    if (period) {
-        if (!outdir) {
-            free(copy);
-            return cli_usage_error("run", "--pmu-period writes DIR/pmu.samples.gz: give --out DIR");
-        }
-        char path[4096];
-        mkdir(outdir, 0777);
-        snprintf(path, sizeof path, "%s/pmu.samples.gz", outdir);
-        pc->w = dv_samples_create(path, names, n, &err);
-        if (!pc->w || dv_perf_sample(pc->perf, period, ring, drain, pc, &err) != DV_OK) {
-            free(copy);
-            return cli_fail(&err);
-        }
-    }
-    free(copy);
-    dv_perf_enable(pc->perf);
-    return 0;
-}
-
-static int pmu_finish(pmu_ctx *pc, bool json)
-{
-    drain(pc->perf, pc);
-    unsigned n = dv_perf_count(pc->perf);
-    if (!json) {
-        printf("\n%-32s %16s   per core\n", "counter", "total");
-        for (unsigned i = 0; i < n; i++) {
-            const dv_event_info *e = dv_event_info_of(dv_perf_event(pc->perf, i));
-            uint64_t total = 0;
-            char per[256] = "";
-            size_t used = 0;
-            for (unsigned c = 0;; c++) {
-                dv_perf_value v;
-                if (dv_perf_read(pc->perf, c, i, &v, NULL) != DV_OK)
-                    break;
-                total += v.value;
-                if (used < sizeof per - 24)
-                    used += (size_t)snprintf(per + used, sizeof per - used, "%s%llu", c ? " " : "",
-                                             (unsigned long long)v.value);
-            }
-            printf("%-32s %16llu   %s\n", e->name, (unsigned long long)total, per);
-        }
-        uint64_t lost = 0;
-        for (unsigned c = 0;; c++) {
-            dv_sample_ring *r = dv_perf_ring(pc->perf, c);
-            if (!r)
-                break;
-            lost += r->lost;
-        }
-        if (pc->w)
-            printf("samples: %llu records written, %llu lost (ring full)\n", (unsigned long long)pc->written,
-                   (unsigned long long)lost);
-    }
-    dv_error err = {DV_OK, ""};
-    dv_status st = dv_samples_close(pc->w, &err);
-    pc->w = NULL;
-    if (pc->write_err != DV_OK || st != DV_OK) {
-        fprintf(stderr, "dvsim run: writing the PMU samples failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
-        return 74;
-    }
-    return 0;
-}
-
 static int load_object(const char *path, dv_obj **obj)
 {
     dv_error err = {DV_OK, ""};
@@ -401,136 +206,153 @@ static int load_object(const char *path, dv_obj **obj)
     return dv_obj_load(path, obj, &err) == DV_OK ? 0 : cli_fail(&err);
 }
 
-int cmd_run(int argc, char **argv)
-{
-    const char *path = NULL, *chip = NULL, *kernel = NULL, *outdir = NULL, *config = NULL;
+/* Everything the command line says, before anything is simulated. */
+typedef struct run_opts {
+    const char *path, *chip, *config, *kernel, *outdir, *pmu, *metrics;
     const char *sets[MAX_BINDINGS];
-    int nsets = 0;
-    binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS];
-    int nargs = 0, ngms = 0, ndumps = 0;
-    uint64_t max_cycles = DEFAULT_MAX_CYCLES, blocks = 1, pmu_period = 0, pmu_ring = 4096;
-    const char *pmu = NULL, *metrics = NULL;
-    bool json = false, data = true;
+    int nsets;
+    binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS], inputs[MAX_BINDINGS];
+    int nargs, ngms, ndumps, ninputs;
+    uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
+    const char *variant, *dtype, *shape;
+    bool json, data;
+} run_opts;
+
+static int add_binding(const char *opt, char *kv, binding *list, int *count)
+{
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+        return cli_usage_error("run", "%s needs NAME=VALUE, not '%s'", opt, kv);
+    *eq = '\0';
+    if (*count == MAX_BINDINGS)
+        return cli_usage_error("run", "too many %s options", opt);
+    list[(*count)++] = (binding){kv, eq + 1};
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_cycles = DEFAULT_MAX_CYCLES;
+    o->pmu_ring = 4096;
+    o->seed = 1;
+    o->data = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
+        int rc = 0;
         if (strcmp(a, "--json") == 0)
-            json = true;
+            o->json = true;
         else if (strcmp(a, "--no-data") == 0)
-            data = false;
-        else if (strcmp(a, "--chip") == 0 && has_value)
-            chip = argv[++i];
-        else if (strcmp(a, "--config") == 0 && has_value)
-            config = argv[++i];
-        else if (strcmp(a, "--set") == 0 && has_value) {
-            if (nsets == MAX_BINDINGS)
+            o->data = false;
+        else if (!has_value && a[0] == '-' && a[1])
+            return cli_usage_error("run", "unknown option '%s' (or it lacks its value)", a);
+        else if (strcmp(a, "--chip") == 0)
+            o->chip = argv[++i];
+        else if (strcmp(a, "--config") == 0)
+            o->config = argv[++i];
+        else if (strcmp(a, "--set") == 0) {
+            if (o->nsets == MAX_BINDINGS)
                 return cli_usage_error("run", "too many --set options");
-            sets[nsets++] = argv[++i];
-        } else if (strcmp(a, "--kernel") == 0 && has_value)
-            kernel = argv[++i];
-        else if (strcmp(a, "--blocks") == 0 && has_value) {
-            if (!parse_u64(argv[++i], &blocks) || blocks == 0)
-                return cli_usage_error("run", "--blocks needs a positive number");
-        } else if (strcmp(a, "--metrics") == 0 && has_value) {
-            metrics = argv[++i];
-            if (dv_metric_group_find(metrics) < 0) {
+            o->sets[o->nsets++] = argv[++i];
+        } else if (strcmp(a, "--kernel") == 0)
+            o->kernel = argv[++i];
+        else if (strcmp(a, "--variant") == 0)
+            o->variant = argv[++i];
+        else if (strcmp(a, "--dtype") == 0)
+            o->dtype = argv[++i];
+        else if (strcmp(a, "--shape") == 0)
+            o->shape = argv[++i];
+        else if (strcmp(a, "--seed") == 0) {
+            if (!parse_u64(argv[++i], &o->seed))
+                return cli_usage_error("run", "--seed needs a number, not '%s'", argv[i]);
+        } else if (strcmp(a, "--blocks") == 0) {
+            if (!parse_u64(argv[++i], &o->blocks) || o->blocks == 0 || o->blocks > 65535)
+                return cli_usage_error("run", "--blocks needs a number from 1 to 65535");
+        } else if (strcmp(a, "--metrics") == 0) {
+            o->metrics = argv[++i];
+            if (dv_metric_group_find(o->metrics) < 0) {
                 char list[256] = "";
                 for (unsigned g = 0; g < dv_metric_group_count(); g++) {
                     strncat(list, g ? ", " : "", sizeof list - strlen(list) - 1);
                     strncat(list, dv_metric_group_name(g), sizeof list - strlen(list) - 1);
                 }
-                return cli_usage_error("run", "--metrics: unknown group '%s' (%s)", metrics, list);
+                return cli_usage_error("run", "--metrics: unknown group '%s' (%s)", o->metrics, list);
             }
-        } else if (strcmp(a, "--pmu") == 0 && has_value) {
-            pmu = argv[++i];
-        } else if (strcmp(a, "--pmu-period") == 0 && has_value) {
-            if (!parse_u64(argv[++i], &pmu_period) || pmu_period == 0)
+        } else if (strcmp(a, "--pmu") == 0)
+            o->pmu = argv[++i];
+        else if (strcmp(a, "--pmu-period") == 0) {
+            if (!parse_u64(argv[++i], &o->pmu_period) || o->pmu_period == 0)
                 return cli_usage_error("run", "--pmu-period needs a positive number of cycles, not '%s'",
                                        argv[i]);
-        } else if (strcmp(a, "--pmu-ring") == 0 && has_value) {
-            if (!parse_u64(argv[++i], &pmu_ring) || pmu_ring == 0 || pmu_ring > 1000000)
+        } else if (strcmp(a, "--pmu-ring") == 0) {
+            if (!parse_u64(argv[++i], &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
                 return cli_usage_error("run", "--pmu-ring needs 1 to 1000000 records, not '%s'", argv[i]);
-        } else if (strcmp(a, "--out") == 0 && has_value)
-            outdir = argv[++i];
-        else if (strcmp(a, "--max-cycles") == 0 && has_value) {
-            if (!parse_u64(argv[++i], &max_cycles))
+        } else if (strcmp(a, "--out") == 0)
+            o->outdir = argv[++i];
+        else if (strcmp(a, "--max-cycles") == 0) {
+            if (!parse_u64(argv[++i], &o->max_cycles))
                 return cli_usage_error("run", "--max-cycles needs a number");
-        } else if ((strcmp(a, "--arg") == 0 || strcmp(a, "--gm") == 0 || strcmp(a, "--dump") == 0) &&
-                   has_value) {
-            char *kv = argv[++i];
-            char *eq = strchr(kv, '=');
-            if (!eq || eq == kv)
-                return cli_usage_error("run", "%s needs NAME=VALUE, not '%s'", a, kv);
-            *eq = '\0';
-            binding *list = a[2] == 'a' ? args : a[2] == 'g' ? gms : dumps;
-            int *count = a[2] == 'a' ? &nargs : a[2] == 'g' ? &ngms : &ndumps;
-            if (*count == MAX_BINDINGS)
-                return cli_usage_error("run", "too many %s options", a);
-            list[(*count)++] = (binding){kv, eq + 1};
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("run", "unknown option '%s' (or it lacks its value)", a);
-        else if (path)
-            return cli_usage_error("run", "one kernel at a time ('%s' and '%s')", path, a);
+        } else if (strcmp(a, "--arg") == 0)
+            rc = add_binding(a, argv[++i], o->args, &o->nargs);
+        else if (strcmp(a, "--gm") == 0)
+            rc = add_binding(a, argv[++i], o->gms, &o->ngms);
+        else if (strcmp(a, "--dump") == 0)
+            rc = add_binding(a, argv[++i], o->dumps, &o->ndumps);
+        else if (strcmp(a, "--input") == 0)
+            rc = add_binding(a, argv[++i], o->inputs, &o->ninputs);
+        else if (a[0] == '-' && a[1])
+            return cli_usage_error("run", "unknown option '%s'", a);
+        else if (o->path)
+            return cli_usage_error("run", "one kernel or operator at a time ('%s' and '%s')", o->path, a);
         else
-            path = a;
+            o->path = a;
+        if (rc)
+            return rc;
     }
-    if (!path)
-        return cli_usage_error("run", "no kernel given");
-    dv_error err = {DV_OK, ""};
-    dv_chip_config cfg;
-    if (chip && config)
+    if (!o->path)
+        return cli_usage_error("run", "no operator or kernel given (dvsim ops lists the operators)");
+    if (o->chip && o->config)
         return cli_usage_error("run", "--chip and --config both name a chip; use one");
-    if (config ? dv_config_load_ini(config, &cfg, &err) != DV_OK
-               : dv_config_builtin(chip ? chip : dv_config_default_name(), &cfg, &err) != DV_OK)
-        return cli_fail(&err);
-    for (int i = 0; i < nsets; i++)
-        if (dv_config_set_kv(&cfg, sets[i], &err) != DV_OK)
-            return cli_fail(&err);
-    dv_obj *obj = NULL;
-    int rc = load_object(path, &obj);
+    if (o->pmu_period && !o->pmu)
+        return cli_usage_error("run", "--pmu-period needs --pmu EVENT,...");
+    return 0;
+}
+
+/* A kernel object run: load it, bind --arg and --gm to its arguments. */
+static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, uint64_t *len)
+{
+    dv_error err = {DV_OK, ""};
+    if (o->variant || o->dtype || o->shape || o->ninputs)
+        return cli_usage_error("run", "--variant, --dtype, --shape and --input are for operators, not %s",
+                               o->path);
+    int rc = load_object(o->path, obj);
     if (rc)
         return rc;
-    dv_sim *sim = dv_sim_create(&cfg, data, &err);
-    if (!sim) {
-        dv_obj_destroy(obj);
+    if (dv_sim_load(sim, *obj, o->kernel, &err) != DV_OK ||
+        dv_sim_set_blocks(sim, o->blocks ? o->blocks : 1, &err) != DV_OK)
         return cli_fail(&err);
-    }
-    uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
-    if (dv_sim_load(sim, obj, kernel, &err) != DV_OK) {
-        rc = cli_fail(&err);
-        goto done;
-    }
     const dv_obj_kernel *k = dv_sim_kernel(sim);
-    if (dv_sim_set_blocks(sim, blocks, &err) != DV_OK) {
-        rc = cli_fail(&err);
-        goto done;
-    }
     bool bound[DV_MAX_KERNEL_ARGS] = {false};
     for (int pass = 0; pass < 2; pass++) {
-        binding *list = pass ? gms : args;
-        for (int i = 0; i < (pass ? ngms : nargs); i++) {
+        binding *list = pass ? o->gms : o->args;
+        for (int i = 0; i < (pass ? o->ngms : o->nargs); i++) {
             unsigned a;
             for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
                 ;
-            if (a == k->nargs) {
-                rc = cli_usage_error("run", "kernel %s has no argument '%s'", k->name, list[i].name);
-                goto done;
-            }
-            if ((k->args[a].type == DV_ARG_PTR) != (pass == 1)) {
-                rc = cli_usage_error("run", "argument '%s' is %s: give it with %s", list[i].name,
-                                     k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
-                                     k->args[a].type == DV_ARG_PTR ? "--gm" : "--arg");
-                goto done;
-            }
+            if (a == k->nargs)
+                return cli_usage_error("run", "kernel %s has no argument '%s'", k->name, list[i].name);
+            if ((k->args[a].type == DV_ARG_PTR) != (pass == 1))
+                return cli_usage_error("run", "argument '%s' is %s: give it with %s", list[i].name,
+                                       k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
+                                       k->args[a].type == DV_ARG_PTR ? "--gm" : "--arg");
             uint64_t v;
             if (pass == 0) {
-                if (!parse_arg(k->args[a].type, list[i].spec, &v)) {
-                    rc = cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name,
-                                         list[i].spec, dv_arg_type_name(k->args[a].type));
-                    goto done;
-                }
+                if (!parse_arg(k->args[a].type, list[i].spec, &v))
+                    return cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name, list[i].spec,
+                                           dv_arg_type_name(k->args[a].type));
             } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
-                goto done;
+                return rc;
             } else {
                 v = addr[a];
             }
@@ -538,23 +360,184 @@ int cmd_run(int argc, char **argv)
             bound[a] = true;
         }
     }
-    for (unsigned a = 0; a < k->nargs; a++) {
-        if (!bound[a]) {
-            rc = cli_usage_error("run", "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
-                                 k->args[a].type == DV_ARG_PTR ? "--gm NAME=SPEC" : "--arg NAME=VALUE");
-            goto done;
-        }
+    for (unsigned a = 0; a < k->nargs; a++)
+        if (!bound[a])
+            return cli_usage_error("run", "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
+                                   k->args[a].type == DV_ARG_PTR ? "--gm NAME=SPEC" : "--arg NAME=VALUE");
+    return 0;
+}
+
+/* An operator run: the operator's host part does the binding. */
+static int setup_operator(run_opts *o, const dv_operator *op, const dv_chip_config *cfg, dv_opr_run **opr)
+{
+    if (o->kernel || o->nargs || o->ngms)
+        return cli_usage_error("run", "--kernel, --arg and --gm are for kernel objects; %s is an operator "
+                                      "(use --shape, --dtype, --variant)",
+                               op->name);
+    if (o->ninputs > DV_OPR_MAX_INPUTS)
+        return cli_usage_error("run", "at most %d --input options", DV_OPR_MAX_INPUTS);
+    dv_opr_request req = {.variant = o->variant,
+                          .dtype = o->dtype,
+                          .shape = o->shape,
+                          .seed = o->seed,
+                          .blocks = o->blocks,
+                          .ninputs = (unsigned)o->ninputs};
+    for (int i = 0; i < o->ninputs; i++) {
+        req.input_name[i] = o->inputs[i].name;
+        req.input_file[i] = o->inputs[i].spec;
     }
+    dv_error err = {DV_OK, ""};
+    if (dv_opr_create(op, &req, cfg, o->data, opr, &err) != DV_OK) {
+        fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
+        return dv_status_exit_code(err.status);
+    }
+    return 0;
+}
+
+static void print_operator(const dv_opr_run *r, const dv_run_result *res)
+{
+    const dv_operator *op = r->op;
+    printf("operator %s, variant %s, dtype %s, shape ", op->name, dv_opr_variant(r), dv_opr_dtype(r));
+    for (unsigned i = 0; op->params[i].name; i++)
+        printf("%s%s=%llu", i ? "," : "", op->params[i].name, (unsigned long long)r->p[i]);
+    printf(", seed %llu\ntiling: %s\n", (unsigned long long)r->seed, r->tiling);
+    const dv_opr_check *c = &r->check;
+    if (!c->done)
+        printf("check: not checked (--no-data: timing only)\n");
+    else if (!c->mismatches)
+        printf("check: PASS, %llu elements; max abs error %.3g, max rel error %.3g (%s)\n",
+               (unsigned long long)c->compared, c->max_abs, c->max_rel, c->tolerance);
+    else
+        printf("check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
+               (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
+               c->max_abs);
+    dv_opr_roofline rl;
+    dv_opr_roofline_of(r, res, &rl);
+    printf("operator roofline on %u core%s: cube %.0f, vector %.0f, %s %.0f, %s %.0f, HBM %.0f cycles;\n"
+           "  bound by %s at %.0f cycles, achieved %.1f%% of it\n\n",
+           res->ncores, res->ncores == 1 ? "" : "s", rl.cube_cycles, rl.vec_cycles,
+           dv_path_name(r->work.read_path), rl.read_cycles, dv_path_name(r->work.write_path), rl.write_cycles,
+           rl.hbm_cycles, rl.bound_by, rl.bound_cycles, 100.0 * rl.achieved);
+}
+
+static void add_operator_stats(const dv_opr_run *r, const dv_run_result *res, dv_stat_list *l)
+{
+    dv_opr_roofline rl;
+    dv_opr_roofline_of(r, res, &rl);
+    const dv_opr_check *c = &r->check;
+    dv_stats_add(l, "bool", "1: the outputs matched the reference (0: mismatch or not checked)",
+                 c->done && !c->mismatches, true, "op.check_passed");
+    dv_stats_add(l, "elements", "output elements compared with the reference", (double)c->compared, true,
+                 "op.check_compared");
+    dv_stats_add(l, "elements", "output elements outside the tolerance", (double)c->mismatches, true,
+                 "op.check_mismatches");
+    dv_stats_add(l, "", "largest absolute error", c->max_abs, false, "op.max_abs_err");
+    dv_stats_add(l, "", "largest relative error", c->max_rel, false, "op.max_rel_err");
+    dv_stats_add(l, "blocks", "block_dim chosen by the tiling", (double)r->block_dim, true, "op.block_dim");
+    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", rl.bound_cycles, false,
+                 "op.roofline.bound_cycles");
+    dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * rl.achieved, false,
+                 "op.roofline.achieved_pct");
+}
+
+static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_config *cfg)
+{
+    dv_error err = {DV_OK, ""};
+    char p[4096];
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "dvsim: %s: cannot create: %s\n", outdir, strerror(errno));
+        return 74;
+    }
+    snprintf(p, sizeof p, "%s/stats.json", outdir);
+    if (cli_write_file(p, js->data, js->len, &err) != DV_OK)
+        return cli_fail(&err);
+    dv_buf ini = DV_BUF_INIT;
+    dv_config_write_ini(cfg, &ini);
+    snprintf(p, sizeof p, "%s/config.ini", outdir);
+    dv_status st = cli_write_file(p, ini.data, ini.len, &err);
+    dv_buf_free(&ini);
+    return st == DV_OK ? 0 : cli_fail(&err);
+}
+
+/* --dump NAME=FILE: a tensor of the operator or a --gm buffer of the kernel. */
+static int write_dumps(const run_opts *o, dv_sim *sim, const dv_opr_run *opr, const uint64_t *addr,
+                       const uint64_t *len)
+{
+    dv_error err = {DV_OK, ""};
+    const dv_obj_kernel *k = dv_sim_kernel(sim);
+    for (int i = 0; i < o->ndumps; i++) {
+        uint64_t a = 0, n = 0;
+        if (opr) {
+            const dv_opr_tensor *t = dv_opr_tensor_find(opr, o->dumps[i].name);
+            if (t)
+                a = t->addr, n = t->bytes;
+        } else {
+            for (unsigned j = 0; j < k->nargs; j++)
+                if (strcmp(k->args[j].name, o->dumps[i].name) == 0)
+                    a = addr[j], n = len[j];
+        }
+        if (!n)
+            return cli_usage_error("run", "--dump %s: not %s", o->dumps[i].name,
+                                   opr ? "a tensor of the operator" : "a GM argument given with --gm");
+        dv_access_fault f;
+        if (cli_write_file(o->dumps[i].spec, dv_gm_span(dv_sim_gm(sim), a, n, &f), n, &err) != DV_OK)
+            return cli_fail(&err);
+    }
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    dv_error err = {DV_OK, ""};
+    dv_chip_config cfg;
+    if (o.config ? dv_config_load_ini(o.config, &cfg, &err) != DV_OK
+                 : dv_config_builtin(o.chip ? o.chip : dv_config_default_name(), &cfg, &err) != DV_OK)
+        return cli_fail(&err);
+    for (int i = 0; i < o.nsets; i++)
+        if (dv_config_set_kv(&cfg, o.sets[i], &err) != DV_OK)
+            return cli_fail(&err);
+
+    /* An operator name, unless a file of that name exists. */
+    const dv_operator *op = NULL;
+    struct stat sb;
+    if (stat(o.path, &sb) != 0)
+        op = dv_operator_find(o.path);
+    dv_opr_run *opr = NULL;
+    dv_obj *obj = NULL;
+    dv_sim *sim = NULL;
+    uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
     pmu_ctx pc;
     memset(&pc, 0, sizeof pc);
-    if (pmu_period && !pmu) {
-        rc = cli_usage_error("run", "--pmu-period needs --pmu EVENT,...");
+    if (op) {
+        if ((rc = setup_operator(&o, op, &cfg, &opr)) != 0)
+            return rc;
+        sim = dv_opr_sim(opr);
+    } else {
+        size_t n = strlen(o.path);
+        if (!strchr(o.path, '/') && !strchr(o.path, '.') && stat(o.path, &sb) != 0 && n)
+            return cli_usage_error("run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
+                                   o.path);
+        if (!(sim = dv_sim_create(&cfg, o.data, &err)))
+            return cli_fail(&err);
+        if ((rc = setup_kernel(&o, sim, &obj, addr, len)) != 0)
+            goto done;
+    }
+    if (o.pmu && (rc = run_pmu_setup(&pc, sim, o.pmu, o.pmu_period, o.pmu_ring, o.outdir)) != 0)
+        goto done;
+    if (opr && dv_opr_before_run(opr, &err) != DV_OK) {
+        rc = cli_fail(&err);
         goto done;
     }
-    if (pmu && (rc = pmu_setup(&pc, sim, pmu, pmu_period, pmu_ring, outdir)) != 0)
-        goto done;
     dv_run_result res;
-    if (dv_sim_run(sim, max_cycles, &res, &err) != DV_OK) {
+    if (dv_sim_run(sim, o.max_cycles, &res, &err) != DV_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (opr && res.stop == DV_STOP_DONE && dv_opr_check_outputs(opr, &err) != DV_OK) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -563,53 +546,37 @@ int cmd_run(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    if (opr)
+        add_operator_stats(opr, &res, &stats);
     dv_buf js = DV_BUF_INIT;
     dv_stats_json(&stats, &js);
-    if (json)
+    if (o.json)
         fputs(js.data, stdout);
-    else
-        print_report(sim, k->name, &res, &stats);
-    if (outdir) {
-        char p[4096];
-        if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "dvsim: %s: cannot create: %s\n", outdir, strerror(errno));
-            rc = 74;
-        } else {
-            snprintf(p, sizeof p, "%s/stats.json", outdir);
-            if (cli_write_file(p, js.data, js.len, &err) != DV_OK)
-                rc = cli_fail(&err);
-            dv_buf ini = DV_BUF_INIT;
-            dv_config_write_ini(&cfg, &ini);
-            snprintf(p, sizeof p, "%s/config.ini", outdir);
-            if (!rc && cli_write_file(p, ini.data, ini.len, &err) != DV_OK)
-                rc = cli_fail(&err);
-            dv_buf_free(&ini);
-        }
+    else {
+        if (opr)
+            print_operator(opr, &res);
+        run_print_report(sim, dv_sim_kernel(sim)->name, &res, &stats);
     }
+    if (o.outdir)
+        rc = write_outdir(o.outdir, &js, &cfg);
     dv_buf_free(&js);
     dv_stats_free(&stats);
-    for (int i = 0; i < ndumps && !rc; i++) {
-        unsigned a;
-        for (a = 0; a < k->nargs && strcmp(k->args[a].name, dumps[i].name) != 0; a++)
-            ;
-        if (a == k->nargs || !len[a]) {
-            rc = cli_usage_error("run", "--dump %s: not a GM argument given with --gm", dumps[i].name);
-            break;
-        }
-        dv_access_fault f;
-        if (cli_write_file(dumps[i].spec, dv_gm_span(dv_sim_gm(sim), addr[a], len[a], &f), len[a], &err) !=
-            DV_OK)
-            rc = cli_fail(&err);
-    }
-    if (metrics && !json)
-        print_metrics(sim, &res, (unsigned)dv_metric_group_find(metrics));
+    if (!rc)
+        rc = write_dumps(&o, sim, opr, addr, len);
+    if (o.metrics && !o.json)
+        run_print_metrics(sim, &res, (unsigned)dv_metric_group_find(o.metrics));
     if (pc.perf) {
-        int prc = pmu_finish(&pc, json);
+        int prc = run_pmu_finish(&pc, o.json);
         if (!rc)
             rc = prc;
     }
     if (res.stop != DV_STOP_DONE) {
         fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
+        if (!rc)
+            rc = 1;
+    } else if (opr && opr->check.mismatches) {
+        fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
+                op->name, (unsigned long long)opr->check.mismatches, (unsigned long long)opr->check.compared);
         if (!rc)
             rc = 1;
     }
@@ -618,7 +585,10 @@ done:
         dv_samples_close(pc.w, NULL);
         dv_perf_close(pc.perf);
     }
-    dv_sim_destroy(sim);
+    if (opr)
+        dv_opr_destroy(opr);
+    else
+        dv_sim_destroy(sim);
     dv_obj_destroy(obj);
     return rc;
 }

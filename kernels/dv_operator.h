@@ -1,0 +1,169 @@
+/* dv_operator.h - operators as plugins (the metadef idea of CANN).
+ *
+ * An operator is a folder kernels/<op>/ with its device kernels (.dvs,
+ * assembled at build time by the project's assembler and linked in as ELF
+ * bytes, see tools/dvs2c.c) and a host part in C: a dv_operator record
+ * that declares its variants, dtypes and shape parameters, and two
+ * functions.  prepare() checks the shape, computes the tiling and block_dim
+ * for the chip from its config, allocates and fills the GM tensors and sets
+ * the kernel arguments; check() compares the outputs with a CPU reference
+ * within a stated tolerance.  Every operator is listed once, in
+ * registry.c.
+ *
+ * A run goes: dv_opr_create (parse, validate, prepare) -> dv_sim_run on
+ * dv_opr_sim() -> dv_opr_check -> dv_opr_destroy. */
+#ifndef DV_OPERATOR_H
+#define DV_OPERATOR_H
+
+#include "dv_sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    DV_OPR_MAX_PARAMS = 8,
+    DV_OPR_MAX_TENSORS = 8,
+    DV_OPR_MAX_INPUTS = 8, /* --input NAME=@FILE */
+};
+
+typedef struct dv_opr_run dv_opr_run;
+
+typedef struct dv_operator_param {
+    const char *name; /* "M" */
+    uint64_t def, min, max;
+    const char *doc;
+} dv_operator_param;
+
+typedef struct dv_operator {
+    const char *name;
+    const char *summary;
+    const char *const *variants; /* NULL-terminated; the first is the default */
+    const char *const *dtypes;   /* NULL-terminated; the first is the default */
+    const dv_operator_param *params; /* terminated by a NULL name */
+    const char *tensors;             /* "a[M,K] b[K,N] -> c[M,ldc]" for the listing */
+    const char *notes;               /* layouts, tolerance: shown by `dvsim ops NAME` */
+    dv_status (*prepare)(dv_opr_run *r, dv_error *err);
+    dv_status (*check)(dv_opr_run *r, dv_error *err);
+    void (*release)(dv_opr_run *r); /* frees r->state; may be NULL */
+} dv_operator;
+
+/* What the user asked for. */
+typedef struct dv_opr_request {
+    const char *variant; /* NULL: the default */
+    const char *dtype;   /* NULL: the default */
+    const char *shape;   /* "M=128,N=64"; NULL or "" for the defaults */
+    uint64_t seed;
+    uint64_t blocks; /* 0: the tiling chooses block_dim */
+    unsigned ninputs;
+    const char *input_name[DV_OPR_MAX_INPUTS]; /* replace a tensor's random fill ... */
+    const char *input_file[DV_OPR_MAX_INPUTS]; /* ... with a file's bytes (exact size) */
+} dv_opr_request;
+
+typedef struct dv_opr_tensor {
+    const char *name;
+    bool output;
+    uint64_t addr, bytes;
+    uint8_t *host; /* inputs: a copy taken just before the run (the reference reads it) */
+} dv_opr_tensor;
+
+/* The comparison of one run's outputs with the reference. */
+typedef struct dv_opr_check {
+    bool done;           /* false: not checked (timing-only run) */
+    uint64_t compared;   /* elements */
+    uint64_t mismatches; /* elements outside the tolerance */
+    double max_abs, max_rel;
+    char first_bad[160]; /* where the first mismatch is, or "" */
+    char tolerance[160]; /* the rule, in words */
+} dv_opr_check;
+
+/* The least work the operator needs, for its roofline: what any kernel
+ * computing it must do.  Set by prepare(). */
+typedef struct dv_opr_work {
+    double macs;       /* Cube MACs in fp16 equivalents (int8 MACs count half: the Cube does twice as many) */
+    double vec_cycles; /* Vector cycles at full repeats (slope per repeat from the config) */
+    double read_bytes, write_bytes; /* GM inputs read once, outputs written once */
+    dv_path read_path, write_path;  /* the per-core paths they take */
+} dv_opr_work;
+
+/* The operator's roofline on the cores the run used: the least cycles each
+ * resource needs for dv_opr_work, the largest of them, and how close the run
+ * came. */
+typedef struct dv_opr_roofline {
+    double cube_cycles, vec_cycles, read_cycles, write_cycles, hbm_cycles;
+    double bound_cycles;
+    const char *bound_by; /* "cube", "vector", a path name, or "hbm" */
+    double achieved;      /* bound_cycles / actual cycles, 0..1 */
+} dv_opr_roofline;
+
+struct dv_opr_run {
+    const dv_operator *op;
+    const dv_chip_config *cfg;
+    dv_sim *sim;
+    bool data;
+    unsigned variant, dtype; /* indices into op->variants / op->dtypes */
+    uint64_t p[DV_OPR_MAX_PARAMS];
+    uint64_t seed;
+    uint64_t blocks_request;
+    uint64_t block_dim;         /* set by prepare */
+    char tiling[256];           /* the tiling in words, for the report */
+    dv_obj *obj;                /* the kernel object in use */
+    unsigned ntensors;
+    dv_opr_tensor t[DV_OPR_MAX_TENSORS];
+    dv_opr_work work;
+    dv_opr_check check;
+    void *state; /* the operator's own */
+};
+
+/* Registry (registry.c). */
+unsigned dv_operator_count(void);
+const dv_operator *dv_operator_at(unsigned i);
+const dv_operator *dv_operator_find(const char *name);
+/* Index of a parameter, a variant or a dtype by name; -1 if none. */
+int dv_operator_param_index(const dv_operator *op, const char *name);
+int dv_operator_variant_index(const dv_operator *op, const char *name);
+int dv_operator_dtype_index(const dv_operator *op, const char *name);
+
+/* Lifecycle (operator.c).  A bad shape, variant, dtype or input file is
+ * DV_ERR_INPUT with one line naming it; a missing file DV_ERR_MISSING. */
+dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg, bool data,
+                        dv_opr_run **out, dv_error *err);
+dv_sim *dv_opr_sim(dv_opr_run *r);
+/* Snapshots the inputs (call once, just before dv_sim_run). */
+dv_status dv_opr_before_run(dv_opr_run *r, dv_error *err);
+/* Compares the outputs with the reference into r->check (skipped when the
+ * run had no data). */
+dv_status dv_opr_check_outputs(dv_opr_run *r, dv_error *err);
+void dv_opr_destroy(dv_opr_run *r);
+void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_roofline *out);
+const dv_opr_tensor *dv_opr_tensor_find(const dv_opr_run *r, const char *name);
+
+/* Helpers for prepare() and check() (operator.c, opdata.c). */
+uint64_t dv_opr_param(const dv_opr_run *r, const char *name);
+const char *dv_opr_variant(const dv_opr_run *r);
+const char *dv_opr_dtype(const dv_opr_run *r);
+/* Loads the kernel object of an embedded source and selects kernel name. */
+struct dv_kernel_blob;
+dv_status dv_opr_use_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *kernel, dv_error *err);
+/* Allocates a GM tensor; its bytes start at zero.  Returns its index. */
+dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64_t bytes, unsigned *index,
+                            dv_error *err);
+uint8_t *dv_opr_gm(dv_opr_run *r, unsigned index);
+/* Sets kernel argument i (a_i). */
+dv_status dv_opr_arg(dv_opr_run *r, unsigned i, uint64_t value, dv_error *err);
+dv_status dv_opr_set_blocks(dv_opr_run *r, uint64_t block_dim, dv_error *err);
+
+/* Seeded fills: floats uniform in [lo, hi) stored as dt (f16, bf16, f32),
+ * or s8 uniform in [lo, hi]; stream picks an independent sequence. */
+void dv_opr_fill(dv_opr_run *r, unsigned index, dv_dtype dt, uint64_t count, double lo, double hi,
+                 unsigned stream);
+/* Element i of a buffer of dtype dt as a double. */
+double dv_opr_load(const uint8_t *base, dv_dtype dt, uint64_t i);
+/* Compares got (element i of a GM output of dtype dt) with want within
+ * atol + rtol * |want|; accumulates into r->check. */
+void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
+                    double tol);
+
+/* Rounding unit of a dtype (2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 0 for integers). */
+double dv_opr_unit_roundoff(dv_dtype dt);
+
+#endif

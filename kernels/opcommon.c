@@ -1,0 +1,60 @@
+/* opcommon.c - helpers shared by the operators' host parts. */
+#include "opcommon.h"
+
+#include <math.h>
+#include <stdio.h>
+
+uint64_t opc_vector_cores(const dv_chip_config *cfg)
+{
+    return cfg->split ? cfg->cores * cfg->aiv_per_aic : cfg->cores;
+}
+
+dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
+                           dv_error *err)
+{
+    uint64_t room = r->cfg->ub_bytes / nbuf;
+    uint64_t tb = room > 256 ? (room - 256) / 256 * 256 : 0;
+    if (tb > 32768)
+        tb = 32768;
+    if (tb < 256)
+        return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers", r->op->name,
+                            (unsigned long long)r->cfg->ub_bytes, nbuf);
+    s->tile = tb / es;
+    uint64_t align = 32 / es;
+    s->blocks = r->blocks_request ? r->blocks_request : opc_ceil_div(n, s->tile);
+    if (!r->blocks_request && s->blocks > opc_vector_cores(r->cfg))
+        s->blocks = opc_vector_cores(r->cfg);
+    s->per_block = opc_round_up(opc_ceil_div(n, s->blocks), align);
+    return DV_OK;
+}
+
+dv_status opc_args(dv_opr_run *r, const uint64_t *args, unsigned n, dv_error *err)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (dv_opr_arg(r, i, args[i], err) != DV_OK)
+            return err->status;
+    return DV_OK;
+}
+
+void opc_vec_work(dv_opr_run *r, uint64_t n, uint64_t es, double ops, double read, double write)
+{
+    uint64_t slope = es == 4 ? r->cfg->vec_slope_b32 : r->cfg->vec_slope_b16;
+    r->work = (dv_opr_work){
+        .vec_cycles = ops * (double)opc_ceil_div(n * es, r->cfg->vec_repeat_bytes) * (double)slope,
+        .read_bytes = read,
+        .write_bytes = write,
+        .read_path = DV_PATH_GM_UB,
+        .write_path = DV_PATH_UB_GM,
+    };
+}
+
+double opc_tiny(dv_dtype dt)
+{
+    return dt == DV_DT_F16 ? ldexp(1, -25) : dt == DV_DT_BF16 ? ldexp(1, -134) : ldexp(1, -150);
+}
+
+void opc_describe_split(dv_opr_run *r, const opc_vec_split *s)
+{
+    snprintf(r->tiling, sizeof r->tiling, "%llu blocks of %llu elements, tiles of %llu elements per UB buffer",
+             (unsigned long long)s->blocks, (unsigned long long)s->per_block, (unsigned long long)s->tile);
+}

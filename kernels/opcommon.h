@@ -1,0 +1,41 @@
+/* opcommon.h - small helpers shared by the operators' host parts. */
+#ifndef DV_OPCOMMON_H
+#define DV_OPCOMMON_H
+
+#include "dv_operator.h"
+
+static inline uint64_t opc_ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static inline uint64_t opc_round_up(uint64_t a, uint64_t b)
+{
+    return opc_ceil_div(a, b) * b;
+}
+
+/* How a vector operator spreads n elements over the vector cores. */
+typedef struct opc_vec_split {
+    uint64_t tile;      /* elements per UB buffer */
+    uint64_t per_block; /* elements per block, a multiple of 32 bytes */
+    uint64_t blocks;
+} opc_vec_split;
+
+/* Tiles of up to 32 KiB so that nbuf buffers (each with a 256-byte skew)
+ * fit UB, and at most 255 repeats; one block per vector core unless fewer
+ * tiles exist or the user asked for a block count. */
+dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
+                           dv_error *err);
+/* Vector cores of the chip: coupled cores, or AIVs on a split chip. */
+uint64_t opc_vector_cores(const dv_chip_config *cfg);
+/* r->tiling in words. */
+void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
+/* Sets a0.. from args. */
+dv_status opc_args(dv_opr_run *r, const uint64_t *args, unsigned n, dv_error *err);
+/* The least work of an elementwise operator: ops vector instructions over
+ * n elements of es bytes, reading and writing the given GM bytes. */
+void opc_vec_work(dv_opr_run *r, uint64_t n, uint64_t es, double ops, double read, double write);
+/* Absolute tolerance floor of a float dtype: half its smallest subnormal. */
+double opc_tiny(dv_dtype dt);
+
+#endif

@@ -1,0 +1,288 @@
+/* operator.c - the life of one operator run: parse the request against
+ * the operator's declaration, let its host part prepare the simulation,
+ * snapshot the inputs, and compare the outputs with the reference. */
+#include "dv_kernel_blob.h"
+#include "dv_operator.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static dv_status input_error(dv_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static dv_status input_error(dv_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err) {
+        err->status = DV_ERR_INPUT;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    }
+    va_end(ap);
+    return DV_ERR_INPUT;
+}
+
+static void list_names(const char *const *names, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (unsigned i = 0; names[i]; i++) {
+        strncat(buf, i ? ", " : "", size - strlen(buf) - 1);
+        strncat(buf, names[i], size - strlen(buf) - 1);
+    }
+}
+
+/* "M=128,N=64": every name declared, every value a number in its range. */
+static dv_status parse_shape(dv_opr_run *r, const char *shape, dv_error *err)
+{
+    const dv_operator *op = r->op;
+    for (unsigned i = 0; op->params[i].name; i++)
+        r->p[i] = op->params[i].def;
+    if (!shape || !*shape)
+        return DV_OK;
+    char *copy = strdup(shape);
+    if (!copy)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    dv_status st = DV_OK;
+    char *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t && st == DV_OK; t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq) {
+            st = input_error(err, "--shape: '%s' is not NAME=VALUE", t);
+            break;
+        }
+        *eq = '\0';
+        int i = dv_operator_param_index(op, t);
+        if (i < 0) {
+            char names[256] = "";
+            for (unsigned k = 0; op->params[k].name; k++) {
+                strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
+                strncat(names, op->params[k].name, sizeof names - strlen(names) - 1);
+            }
+            st = input_error(err, "--shape: %s has no parameter '%s' (it has %s)", op->name, t, names);
+            break;
+        }
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(eq + 1, &end, 0);
+        const dv_operator_param *p = &op->params[i];
+        if (errno || end == eq + 1 || *end || eq[1] == '-')
+            st = input_error(err, "--shape: %s=%s is not a number", t, eq + 1);
+        else if (v < p->min || v > p->max)
+            st = input_error(err, "--shape: %s=%llu is out of range [%llu, %llu]", t, v,
+                             (unsigned long long)p->min, (unsigned long long)p->max);
+        else
+            r->p[i] = v;
+    }
+    free(copy);
+    return st;
+}
+
+static dv_status pick(const dv_operator *op, const char *what, const char *const *names, const char *want,
+                      unsigned *index, dv_error *err)
+{
+    *index = 0;
+    if (!want)
+        return DV_OK;
+    for (unsigned i = 0; names[i]; i++)
+        if (strcmp(names[i], want) == 0) {
+            *index = i;
+            return DV_OK;
+        }
+    char list[256];
+    list_names(names, list, sizeof list);
+    return input_error(err, "%s has no %s '%s' (it has %s)", op->name, what, want, list);
+}
+
+static dv_status load_input_file(dv_opr_run *r, const char *name, const char *path, dv_error *err)
+{
+    const dv_opr_tensor *t = dv_opr_tensor_find(r, name);
+    if (!t || t->output)
+        return input_error(err, "--input %s: %s has no input tensor of that name", name, r->op->name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+    uint8_t *dst = dv_opr_gm(r, (unsigned)(t - r->t));
+    size_t got = fread(dst, 1, (size_t)t->bytes, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if (got != t->bytes || extra != EOF)
+        return input_error(err, "--input %s: %s must hold exactly %llu bytes", name, path,
+                           (unsigned long long)t->bytes);
+    return DV_OK;
+}
+
+dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg, bool data,
+                        dv_opr_run **out, dv_error *err)
+{
+    *out = NULL;
+    dv_opr_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    r->op = op;
+    r->cfg = cfg;
+    r->data = data;
+    r->seed = req->seed;
+    r->blocks_request = req->blocks;
+    dv_status st = pick(op, "variant", op->variants, req->variant, &r->variant, err);
+    if (st == DV_OK)
+        st = pick(op, "dtype", op->dtypes, req->dtype, &r->dtype, err);
+    if (st == DV_OK)
+        st = parse_shape(r, req->shape, err);
+    if (st == DV_OK) {
+        r->sim = dv_sim_create(cfg, data, err);
+        st = r->sim ? DV_OK : err->status;
+    }
+    if (st == DV_OK)
+        st = op->prepare(r, err);
+    for (unsigned i = 0; st == DV_OK && i < req->ninputs; i++)
+        st = load_input_file(r, req->input_name[i], req->input_file[i], err);
+    if (st != DV_OK) {
+        dv_opr_destroy(r);
+        return st;
+    }
+    *out = r;
+    return DV_OK;
+}
+
+dv_sim *dv_opr_sim(dv_opr_run *r)
+{
+    return r->sim;
+}
+
+dv_status dv_opr_before_run(dv_opr_run *r, dv_error *err)
+{
+    if (!r->data)
+        return DV_OK;
+    for (unsigned i = 0; i < r->ntensors; i++) {
+        dv_opr_tensor *t = &r->t[i];
+        if (t->output || t->host)
+            continue;
+        t->host = malloc((size_t)t->bytes);
+        if (!t->host)
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory for a copy of %s", t->name);
+        memcpy(t->host, dv_opr_gm(r, i), (size_t)t->bytes);
+    }
+    return DV_OK;
+}
+
+dv_status dv_opr_check_outputs(dv_opr_run *r, dv_error *err)
+{
+    memset(&r->check, 0, sizeof r->check);
+    if (!r->data)
+        return DV_OK;
+    r->check.done = true;
+    return r->op->check(r, err);
+}
+
+void dv_opr_destroy(dv_opr_run *r)
+{
+    if (!r)
+        return;
+    if (r->op->release)
+        r->op->release(r);
+    for (unsigned i = 0; i < r->ntensors; i++)
+        free(r->t[i].host);
+    dv_sim_destroy(r->sim);
+    dv_obj_destroy(r->obj);
+    free(r);
+}
+
+const dv_opr_tensor *dv_opr_tensor_find(const dv_opr_run *r, const char *name)
+{
+    for (unsigned i = 0; i < r->ntensors; i++)
+        if (strcmp(r->t[i].name, name) == 0)
+            return &r->t[i];
+    return NULL;
+}
+
+uint64_t dv_opr_param(const dv_opr_run *r, const char *name)
+{
+    int i = dv_operator_param_index(r->op, name);
+    return i < 0 ? 0 : r->p[i];
+}
+
+const char *dv_opr_variant(const dv_opr_run *r)
+{
+    return r->op->variants[r->variant];
+}
+
+const char *dv_opr_dtype(const dv_opr_run *r)
+{
+    return r->op->dtypes[r->dtype];
+}
+
+dv_status dv_opr_use_kernel(dv_opr_run *r, const dv_kernel_blob *blob, const char *kernel, dv_error *err)
+{
+    dv_obj_destroy(r->obj);
+    r->obj = NULL;
+    if (dv_obj_read_elf(blob->elf, blob->size, &r->obj, err) != DV_OK)
+        return err->status;
+    return dv_sim_load(r->sim, r->obj, kernel, err);
+}
+
+dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64_t bytes, unsigned *index,
+                            dv_error *err)
+{
+    if (r->ntensors == DV_OPR_MAX_TENSORS)
+        return dv_error_set(err, DV_ERR_INTERNAL, "%s: more than %d tensors", r->op->name, DV_OPR_MAX_TENSORS);
+    dv_opr_tensor *t = &r->t[r->ntensors];
+    *t = (dv_opr_tensor){.name = name, .output = output, .bytes = bytes ? bytes : 1};
+    if (dv_gm_alloc(dv_sim_gm(r->sim), t->bytes, &t->addr, err) != DV_OK)
+        return err->status;
+    if (index)
+        *index = r->ntensors;
+    r->ntensors++;
+    return DV_OK;
+}
+
+uint8_t *dv_opr_gm(dv_opr_run *r, unsigned index)
+{
+    dv_access_fault f;
+    return dv_gm_span(dv_sim_gm(r->sim), r->t[index].addr, r->t[index].bytes, &f);
+}
+
+dv_status dv_opr_arg(dv_opr_run *r, unsigned i, uint64_t value, dv_error *err)
+{
+    return dv_sim_set_arg(r->sim, i, value, err);
+}
+
+dv_status dv_opr_set_blocks(dv_opr_run *r, uint64_t block_dim, dv_error *err)
+{
+    r->block_dim = block_dim;
+    return dv_sim_set_blocks(r->sim, block_dim, err);
+}
+
+void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_roofline *out)
+{
+    const dv_chip_config *cfg = r->cfg;
+    const dv_opr_work *w = &r->work;
+    double cores = res->ncores ? res->ncores : 1;
+    double rbw = (double)dv_path_bw(cfg, w->read_path) * cores;
+    double wbw = (double)dv_path_bw(cfg, w->write_path) * cores;
+    *out = (dv_opr_roofline){
+        .cube_cycles = w->macs / (dv_config_core_macs_fp16(cfg) * cores),
+        .vec_cycles = w->vec_cycles / cores,
+        .read_cycles = rbw > 0 ? w->read_bytes / rbw : 0,
+        .write_cycles = wbw > 0 ? w->write_bytes / wbw : 0,
+        /* Reads only: the write-back L2 absorbs the outputs (memory.l2_*). */
+        .hbm_cycles = w->read_bytes / (double)cfg->hbm_bytes_per_cycle,
+    };
+    struct {
+        double c;
+        const char *by;
+    } all[] = {
+        {out->cube_cycles, "cube"},
+        {out->vec_cycles, "vector"},
+        {out->read_cycles, dv_path_name(w->read_path)},
+        {out->write_cycles, dv_path_name(w->write_path)},
+        {out->hbm_cycles, "HBM"},
+    };
+    out->bound_by = "cube";
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i].c > out->bound_cycles) {
+            out->bound_cycles = all[i].c;
+            out->bound_by = all[i].by;
+        }
+    out->achieved = res->cycles ? out->bound_cycles / (double)res->cycles : 0;
+}

@@ -1,0 +1,30 @@
+/* run_report.h - what dvsim run prints after a simulation: the report,
+ * the msprof-style metric groups and the PMU counters. */
+#ifndef DV_RUN_REPORT_H
+#define DV_RUN_REPORT_H
+
+#include "dv_perf.h"
+#include "dv_sim.h"
+#include "dv_stats.h"
+
+#include <stdbool.h>
+
+enum { RUN_CHIP = ~0u }; /* run_stat of chip.* instead of core<i>.* */
+
+/* The value of core<i>.<suffix>, or of chip.<suffix> when i is RUN_CHIP. */
+double run_stat(const dv_stat_list *l, unsigned i, const char *suffix);
+void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res, const dv_stat_list *l);
+void run_print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned group);
+
+/* --pmu: host-side counters over the run, optional sampling to a file. */
+typedef struct pmu_ctx {
+    dv_perf *perf;
+    dv_sample_writer *w;
+    uint64_t written;
+    dv_status write_err;
+} pmu_ctx;
+
+int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring, const char *outdir);
+int run_pmu_finish(pmu_ctx *pc, bool json);
+
+#endif
