@@ -5,12 +5,14 @@
 #include <string.h>
 
 
+extern const dv_operator dv_op_matmul;
 extern const dv_operator dv_op_add;
 
 
 
 
 static const dv_operator *const operators[] = {
+    &dv_op_matmul,
     &dv_op_add,
 };
 

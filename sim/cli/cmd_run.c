@@ -403,7 +403,7 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
     printf(", seed %llu\ntiling: %s\n", (unsigned long long)r->seed, r->tiling);
     const dv_opr_check *c = &r->check;
     if (!c->done)
-        printf("check: not checked (--no-data: timing only)\n");
+        printf("check: not checked (%s)\n", r->data ? "the kernel did not finish" : "--no-data: timing only");
     else if (!c->mismatches)
         printf("check: PASS, %llu elements; max abs error %.3g, max rel error %.3g (%s)\n",
                (unsigned long long)c->compared, c->max_abs, c->max_rel, c->tolerance);

@@ -1,0 +1,232 @@
+/* matmul.c - host part of the matmul operator: C = A x B on the Cube.
+ *
+ * Float: A [M, K] and B [K, N] in f16 or bf16, accumulated in f32, C in f16
+ * or f32.  Int8: A [M, K] and B^T [N, K] in s8 (weights stored as out x in),
+ * accumulated in s32, C dequantised to f16 with one scale (deq) or a scale
+ * per column (vdeq), or requantised to s8 with a scale and an offset (req).
+ * C has a row pitch ldc of N rounded up to 32 bytes' worth of columns.
+ * The variants are the optimisation ladder of the kernels in kernels/matmul/. */
+#include "dv_fp.h"
+#include "dv_kernel_blob.h"
+#include "dv_operator.h"
+#include "opcommon.h"
+#include "tiling.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+DV_KERNEL_BLOB(matmul_serial);
+DV_KERNEL_BLOB(matmul_pipelined);
+DV_KERNEL_BLOB(matmul_db);
+
+static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
+static const char *const dtypes[] = {"f16", "f16-f32", "bf16-f16", "bf16-f32", "s8-deq", "s8-vdeq", "s8-req", NULL};
+static const dv_operator_param params[] = {
+    {"M", 1024, 1, 65535, "rows of A and C"},
+    {"N", 1024, 1, 65535, "columns of B and C"},
+    {"K", 1024, 1, 65535, "columns of A, rows of B"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* dtype index -> input type and output conversion. */
+static const struct {
+    unsigned dt;
+    mm_out out;
+} dtype_map[] = {
+    {0, MM_OUT_F16}, {0, MM_OUT_F32}, {1, MM_OUT_F16}, {1, MM_OUT_F32},
+    {2, MM_OUT_DEQ}, {2, MM_OUT_VDEQ}, {2, MM_OUT_REQ},
+};
+
+/* Int8 scales: s32 sums of K products of uniform s8 have a standard
+ * deviation of about 128^2 / 3 * sqrt(K); dequant brings them to ~1,
+ * requant to ~20 s8 steps (plus an offset of 3, so it is exercised). */
+static const int32_t REQ_OFFSET = 3;
+
+typedef struct mm_state {
+    mm_problem p;
+    mm_tiling t;
+    float scale; /* deq / req */
+} mm_state;
+
+static float base_scale(uint64_t k)
+{
+    return (float)(3.0 / (16384.0 * sqrt((double)k)));
+}
+
+static dv_status prepare(dv_opr_run *r, dv_error *err)
+{
+    mm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    r->state = s;
+    mm_problem *p = &s->p;
+    p->m = dv_opr_param(r, "M");
+    p->n = dv_opr_param(r, "N");
+    p->k = dv_opr_param(r, "K");
+    p->dt = dtype_map[r->dtype].dt;
+    p->out = dtype_map[r->dtype].out;
+    p->variant = (mm_variant)(MM_DB - r->variant); /* variants[] lists db first */
+    p->blocks = r->blocks_request;
+    dv_status st = mm_tile(r->cfg, p, &s->t, err);
+    if (st != DV_OK)
+        return st;
+    const mm_tiling *t = &s->t;
+    static const dv_kernel_blob *const blobs[] = {&dvk_matmul_serial, &dvk_matmul_serial, &dvk_matmul_pipelined,
+                                                  &dvk_matmul_db};
+    static const char *const names[] = {"matmul_serial", "matmul_serial", "matmul_pipelined", "matmul_db"};
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "%s%s", names[p->variant], r->cfg->split ? "_aic" : "");
+    if ((st = dv_opr_use_kernel(r, blobs[p->variant], kernel, err)) != DV_OK)
+        return st;
+
+    dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
+    uint64_t es = t->es;
+    unsigned a, b, c, rec, tab = 0;
+    if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(p->m * p->k * es, 32), &a, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(p->k * p->n * es, 32), &b, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "c", true, p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "tiling", false, MM_RECORD_FIELDS * 8, &rec, err)) != DV_OK)
+        return st;
+    if (p->out == MM_OUT_VDEQ &&
+        (st = dv_opr_tensor_add(r, "scales", false, opc_round_up(p->n * 8, 32), &tab, err)) != DV_OK)
+        return st;
+    if (in == DV_DT_S8) {
+        dv_opr_fill(r, a, in, p->m * p->k, -128, 127, 0);
+        dv_opr_fill(r, b, in, p->n * p->k, -128, 127, 1);
+    } else {
+        dv_opr_fill(r, a, in, p->m * p->k, -1, 1, 0);
+        dv_opr_fill(r, b, in, p->k * p->n, -1, 1, 1);
+    }
+    mm_record(t, dv_opr_gm(r, rec));
+    uint64_t q = 0;
+    s->scale = base_scale(p->k);
+    if (p->out == MM_OUT_REQ)
+        s->scale *= 20;
+    if (p->out == MM_OUT_DEQ)
+        q = dv_f32_bits(s->scale);
+    else if (p->out == MM_OUT_REQ)
+        q = dv_f32_bits(s->scale) | (uint64_t)(uint32_t)REQ_OFFSET << 32;
+    else if (p->out == MM_OUT_VDEQ) {
+        /* Column j's scale: the base scale times 0.5..1.5 (seeded). */
+        uint8_t *tb = dv_opr_gm(r, tab);
+        dv_opr_fill(r, tab, DV_DT_F32, 2 * p->n, 0.5, 1.5, 2); /* fills 8-byte entries as two f32 */
+        for (uint64_t j = 0; j < p->n && r->data; j++) {
+            float f;
+            memcpy(&f, tb + 8 * j, 4);
+            uint32_t bits = dv_f32_bits(f * s->scale);
+            memcpy(tb + 8 * j, &bits, 4);
+            memset(tb + 8 * j + 4, 0, 4);
+        }
+        q = r->t[tab].addr;
+    }
+    uint64_t args[] = {r->t[a].addr, r->t[b].addr, r->t[c].addr, r->t[rec].addr, q};
+    if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
+        return st;
+    double macs = (double)p->m * (double)p->n * (double)p->k;
+    r->work = (dv_opr_work){
+        .macs = in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs,
+        .read_bytes = (double)(p->m * p->k + p->k * p->n) * (double)es,
+        .write_bytes = (double)(p->m * p->n * t->oes),
+        .read_path = DV_PATH_GM_L1,
+        .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
+    };
+    snprintf(r->tiling, sizeof r->tiling,
+             "%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; A panel %s; "
+             "%s buffers",
+             (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
+             (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
+             t->reuse ? "kept across a tile row" : "reloaded per tile", p->variant == MM_DB ? "double" : "single");
+    return DV_OK;
+}
+
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    mm_state *s = r->state;
+    const mm_problem *p = &s->p;
+    const mm_tiling *t = &s->t;
+    dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
+    dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
+    const uint8_t *a = dv_opr_tensor_find(r, "a")->host, *b = dv_opr_tensor_find(r, "b")->host;
+    const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
+    const uint8_t *c = dv_opr_gm(r, 2);
+    uint64_t m = p->m, n = p->n, k = p->k;
+    /* B as doubles, column-major (contiguous along K for the dot). */
+    double *bt = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
+    if (!bt || !ar) {
+        free(bt);
+        free(ar);
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    }
+    for (uint64_t j = 0; j < n; j++)
+        for (uint64_t kk = 0; kk < k; kk++)
+            bt[j * k + kk] = dv_opr_load(b, in, in == DV_DT_S8 ? j * k + kk : kk * n + j);
+    double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
+    if (in == DV_DT_S8)
+        snprintf(r->check.tolerance, sizeof r->check.tolerance, "%s",
+                 p->out == MM_OUT_REQ ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
+                                      : "exact s32 sum, dequant within u_f16 |c|");
+    else
+        snprintf(r->check.tolerance, sizeof r->check.tolerance,
+                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
+    for (uint64_t i = 0; i < m; i++) {
+        for (uint64_t kk = 0; kk < k; kk++)
+            ar[kk] = dv_opr_load(a, in, i * k + kk);
+        for (uint64_t j = 0; j < n; j++) {
+            const double *bc = bt + j * k;
+            double sum = 0, sabs = 0;
+            for (uint64_t kk = 0; kk < k; kk++) {
+                sum += ar[kk] * bc[kk];
+                sabs += fabs(ar[kk] * bc[kk]);
+            }
+            double got = dv_opr_load(c, outt, i * t->ldc + j), want, tol;
+            if (in != DV_DT_S8) {
+                want = sum;
+                tol = u_out * fabs(sum) + (1 + u_out) * (double)k * u_acc * sabs + opc_tiny(outt);
+            } else {
+                double scale = s->scale;
+                if (p->out == MM_OUT_VDEQ) {
+                    float f;
+                    memcpy(&f, tab->host + 8 * j, 4);
+                    scale = f;
+                }
+                double v = (double)(int32_t)(int64_t)sum * scale;
+                if (p->out == MM_OUT_REQ) {
+                    want = nearbyint(v) + REQ_OFFSET;
+                    want = want > 127 ? 127 : want < -128 ? -128 : want;
+                    tol = 1;
+                } else {
+                    want = v;
+                    tol = u_out * fabs(v) + opc_tiny(outt);
+                }
+            }
+            dv_opr_compare(r, "c", i, j, got, want, tol);
+        }
+    }
+    free(bt);
+    free(ar);
+    return DV_OK;
+}
+
+static void release(dv_opr_run *r)
+{
+    free(r->state);
+    r->state = NULL;
+}
+
+const dv_operator dv_op_matmul = {
+    .name = "matmul",
+    .summary = "C = A x B on the Cube: the optimisation ladder naive / tiled / pipelined / db, float and int8",
+    .variants = variants,
+    .dtypes = dtypes,
+    .params = params,
+    .tensors = "a[M,K] b[K,N] (s8: b is B^T [N,K]) -> c[M,ldc], ldc = N rounded up to 16 (s8-req: 32) columns",
+    .notes = "dtype IN-OUT: f16/bf16 in, f32 accumulation, f16 or f32 out; s8-deq / s8-vdeq: s8 in, s32 "
+             "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3. "
+             "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "
+             "|c - ref| <= u_out |ref| + K 2^-24 sum|a b|; deq u_f16 |c|; req 1.",
+    .prepare = prepare,
+    .check = check,
+    .release = release,
+};

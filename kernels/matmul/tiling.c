@@ -1,0 +1,196 @@
+/* tiling.c - the matmul tiling function.
+ *
+ * naive: the textbook first attempt, 64 x 64 tiles and K steps of 64, A
+ * reloaded for every tile.  tiled / pipelined / db: a search over tile
+ * sizes (Mt, Nt multiples of 16 up to 256), L0 steps and L1 chunks that
+ * fit the chip's buffers (facts #74: baseM*baseK <= L0A, baseK*baseN <=
+ * L0B, baseM*baseN*4 <= L0C, each times the buffer count), keeping the A
+ * panel of a tile row (Mt x K) in L1 so that consecutive tiles of a block
+ * only stream B.  Each candidate is scored by a pipe model: per tile the
+ * Cube, MTE2 (GM -> L1), MTE1 (L1 -> L0) and output-path cycles, a fixed
+ * cost per L0 step, the slowest pipe setting the pace; the estimate is
+ * tiles per block x that.  The kernel reads the result as its record. */
+#include "tiling.h"
+
+#include <string.h>
+
+static uint64_t cdiv(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static uint64_t rup(uint64_t a, uint64_t b)
+{
+    return cdiv(a, b) * b;
+}
+
+static uint64_t min_u(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static double max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p)
+{
+    (void)cfg;
+    return rup(p->n, p->out == MM_OUT_REQ ? 32 : 16);
+}
+
+static uint64_t out_bytes(mm_out o)
+{
+    return o == MM_OUT_F32 ? 4 : o == MM_OUT_REQ ? 1 : 2;
+}
+
+/* Bytes per element copy_l0c_ub writes to UB on coupled cores (req goes
+ * through f16). */
+static uint64_t ub_bytes(mm_out o)
+{
+    return o == MM_OUT_F32 ? 4 : 2;
+}
+
+/* Fills the buffer layout of t for its sizes; false if it does not fit. */
+static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
+{
+    uint64_t kp = rup(p->k, t->k0);
+    uint64_t panel = t->mt * kp * t->es;
+    uint64_t bchunk = t->nt * t->kl1 * t->es;
+    uint64_t table = p->out == MM_OUT_VDEQ ? rup(p->n * 8, 32) : 0;
+    t->l1b = rup(panel, 32);
+    t->l1bstep = nbuf == 2 ? rup(bchunk, 32) : 0;
+    t->l1tab = t->l1b + rup(bchunk, 32) * nbuf;
+    if (t->l1tab + table > cfg->l1_bytes)
+        return false;
+    uint64_t l0a = t->mt * t->kl0 * t->es, l0b = t->kl0 * t->nt * t->es;
+    t->l0step = nbuf == 2 ? rup(l0a > l0b ? l0a : l0b, 512) : 0;
+    if (l0a * nbuf > cfg->l0a_bytes || l0b * nbuf > cfg->l0b_bytes)
+        return false;
+    if (t->l0step && (t->l0step + l0a > cfg->l0a_bytes || t->l0step + l0b > cfg->l0b_bytes))
+        return false;
+    uint64_t l0c = t->mt * t->nt * 4;
+    t->l0cstep = nbuf == 2 ? l0c : 0;
+    if (l0c * nbuf > cfg->l0c_bytes)
+        return false;
+    t->ubnd = 0;
+    t->ubstep = 0;
+    if (!cfg->split) {
+        uint64_t ub = t->mt * t->nt * t->uboes;
+        if (p->out == MM_OUT_REQ) {
+            t->ubnd = rup(ub, 32);
+            ub = t->ubnd + t->mt * rup(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
+        }
+        ub = rup(ub, 256) + 256; /* skew the pong into other bank groups */
+        t->ubstep = nbuf == 2 ? ub : 0;
+        if (ub * nbuf > cfg->ub_bytes)
+            return false;
+    }
+    /* load2d repeats: m1 and n1 <= 16; s8 B loads kfr * n1 fractals at once. */
+    if (t->es == 1 && (t->kl0 / t->k0) * (t->nt / 16) > 255)
+        return false;
+    return true;
+}
+
+/* Cycles of the model for one candidate. */
+static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
+{
+    double mt = (double)min_u(t->mt, rup(p->m, 16)), nt = (double)min_u(t->nt, rup(p->n, 16));
+    double k = (double)rup(p->k, t->k0), es = (double)t->es;
+    double cube = (mt / 16) * (nt / 16) * (k / (double)t->k0) * (double)cfg->cube_fractal_cycles;
+    double tile_cols = (double)t->ntiles;
+    double runs = t->reuse ? (double)t->tpb / min_u(t->tpb, t->ntiles) : (double)t->tpb;
+    double a_share = runs / (double)t->tpb; /* tiles that load the panel */
+    double mte2 = (k * nt * es + a_share * mt * k * es) / (double)cfg->bw_gm_l1;
+    double mte1 = mt * k * es / (double)cfg->bw_l1_l0a + k * nt * es / (double)cfg->bw_l1_l0b;
+    double outc = cfg->split ? mt * nt * (double)t->oes / (double)cfg->bw_l0c_gm
+                             : max_d(mt * nt * 4 / (double)cfg->bw_l0c_ub, mt * nt * (double)t->oes / (double)cfg->bw_ub_gm);
+    double steps = cdiv(p->k, t->kl0), chunks = cdiv(p->k, t->kl1);
+    double per_tile;
+    if (p->variant == MM_DB)
+        per_tile = max_d(max_d(cube, mte2), max_d(mte1, outc)) + 30 * steps + 60 * chunks;
+    else if (p->variant == MM_PIPELINED)
+        per_tile = max_d(cube + mte1, mte2) + outc + 40 * steps + 80 * chunks;
+    else
+        per_tile = cube + mte2 + mte1 + outc + 100 * steps + 150 * chunks;
+    (void)tile_cols;
+    return (double)t->tpb * per_tile;
+}
+
+static void finish(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, uint64_t cores)
+{
+    t->ntiles = cdiv(p->n, t->nt);
+    t->tiles = cdiv(p->m, t->mt) * t->ntiles;
+    t->blocks = p->blocks ? p->blocks : min_u(cores, t->tiles);
+    t->tpb = cdiv(t->tiles, t->blocks);
+    (void)cfg;
+}
+
+dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
+{
+    mm_tiling base;
+    memset(&base, 0, sizeof base);
+    base.m = p->m, base.n = p->n, base.k = p->k;
+    base.dt = p->dt;
+    base.out = p->out;
+    base.es = p->dt == 2 ? 1 : 2;
+    base.k0 = p->dt == 2 ? cfg->cube_k_int8 : cfg->cube_k_fp16;
+    base.oes = out_bytes(p->out);
+    base.uboes = ub_bytes(p->out);
+    base.ldc = mm_ldc(cfg, p);
+    uint64_t cores = cfg->cores;
+    unsigned nbuf = p->variant == MM_DB ? 2 : 1;
+    /* Coupled requant writes whole 32-byte s8 rows: tiles 32 columns wide. */
+    uint64_t nstep = !cfg->split && p->out == MM_OUT_REQ ? 32 : 16;
+    if (p->variant == MM_NAIVE) {
+        *t = base;
+        t->mt = min_u(64, rup(p->m, 16));
+        t->nt = min_u(64, rup(p->n, nstep));
+        t->kl0 = t->kl1 = rup(64, t->k0);
+        t->reuse = 0;
+        finish(cfg, p, t, cores);
+        if (!layout(cfg, p, t, 1))
+            return dv_error_set(err, DV_ERR_INPUT,
+                                "matmul: K=%llu is too deep for %s: the A panel (64 x K) does not fit L1",
+                                (unsigned long long)p->k, cfg->name);
+        t->est_cycles = estimate(cfg, p, t);
+        return DV_OK;
+    }
+    bool found = false;
+    for (uint64_t mt = 16; mt <= 256 && mt <= rup(p->m, 16); mt += 16)
+        for (uint64_t nt = nstep; nt <= 256 && nt <= rup(p->n, nstep); nt += nstep)
+            for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= rup(p->k, base.k0); kl0 *= 2)
+                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= rup(p->k, kl0); kl1 *= 2) {
+                    mm_tiling c = base;
+                    c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = 1;
+                    finish(cfg, p, &c, cores);
+                    if (!layout(cfg, p, &c, nbuf))
+                        continue;
+                    c.est_cycles = estimate(cfg, p, &c);
+                    /* Ties go to the larger tile (fewer instructions). */
+                    if (!found || c.est_cycles < t->est_cycles * 0.999 ||
+                        (c.est_cycles <= t->est_cycles * 1.001 && c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
+                        *t = c;
+                        found = true;
+                    }
+                }
+    if (!found)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "
+                            "x K must fit L1: K <= %llu)",
+                            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
+                            (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
+    return DV_OK;
+}
+
+void mm_record(const mm_tiling *t, uint8_t *out)
+{
+    const uint64_t f[MM_RECORD_FIELDS] = {t->m,     t->n,     t->k,      t->mt,      t->nt,     t->kl1,   t->kl0,
+                                          t->ntiles, t->tpb,  t->tiles,  t->ldc,     t->dt,     t->out,   t->reuse,
+                                          t->oes,   t->l1b,   t->l1bstep, t->l0step, t->l0cstep, t->ubstep, t->l1tab,
+                                          t->k0,    t->es,    t->uboes,  t->ubnd};
+    for (unsigned i = 0; i < MM_RECORD_FIELDS; i++)
+        for (unsigned b = 0; b < 8; b++)
+            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
+}

@@ -1,0 +1,39 @@
+/* tiling.h - the matmul tiling function: how a chip's buffers cut C into
+ * tiles and K into L1 chunks and L0 steps, and the record the kernel reads
+ * (the layout mm_body.inc's T_* offsets name). */
+#ifndef DV_MM_TILING_H
+#define DV_MM_TILING_H
+
+#include "dv_config.h"
+#include "dv_status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum mm_variant { MM_NAIVE, MM_TILED, MM_PIPELINED, MM_DB } mm_variant;
+typedef enum mm_out { MM_OUT_F16, MM_OUT_F32, MM_OUT_DEQ, MM_OUT_VDEQ, MM_OUT_REQ } mm_out;
+
+typedef struct mm_problem {
+    uint64_t m, n, k;
+    unsigned dt; /* 0 f16, 1 bf16, 2 s8 */
+    mm_out out;
+    mm_variant variant;
+    uint64_t blocks; /* 0: the tiling chooses */
+} mm_problem;
+
+/* The record, field by field in mm_body.inc's order (u64 each). */
+typedef struct mm_tiling {
+    uint64_t m, n, k, mt, nt, kl1, kl0, ntiles, tpb, tiles, ldc, dt, out, reuse, oes, l1b, l1bstep, l0step,
+        l0cstep, ubstep, l1tab, k0, es, uboes, ubnd;
+    uint64_t blocks; /* block_dim (not in the record) */
+    double est_cycles; /* the model's estimate that chose it */
+} mm_tiling;
+
+enum { MM_RECORD_FIELDS = 25 };
+
+uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
+/* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
+dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
+void mm_record(const mm_tiling *t, uint8_t *out); /* MM_RECORD_FIELDS * 8 bytes, little-endian */
+
+#endif
