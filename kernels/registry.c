@@ -7,6 +7,7 @@
 
 extern const dv_operator dv_op_matmul;
 extern const dv_operator dv_op_add;
+extern const dv_operator dv_op_relu;
 
 
 
@@ -14,6 +15,7 @@ extern const dv_operator dv_op_add;
 static const dv_operator *const operators[] = {
     &dv_op_matmul,
     &dv_op_add,
+    &dv_op_relu,
 };
 
 unsigned dv_operator_count(void)

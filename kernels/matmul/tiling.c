@@ -99,23 +99,31 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double mt = (double)min_u(t->mt, rup(p->m, 16)), nt = (double)min_u(t->nt, rup(p->n, 16));
     double k = (double)rup(p->k, t->k0), es = (double)t->es;
     double cube = (mt / 16) * (nt / 16) * (k / (double)t->k0) * (double)cfg->cube_fractal_cycles;
-    double tile_cols = (double)t->ntiles;
-    double runs = t->reuse ? (double)t->tpb / min_u(t->tpb, t->ntiles) : (double)t->tpb;
-    double a_share = runs / (double)t->tpb; /* tiles that load the panel */
-    double mte2 = (k * nt * es + a_share * mt * k * es) / (double)cfg->bw_gm_l1;
-    double mte1 = mt * k * es / (double)cfg->bw_l1_l0a + k * nt * es / (double)cfg->bw_l1_l0b;
+    /* A block's tiles are consecutive in row-major order: it loads the A
+     * panel once per tile row it touches (every tile when not reused); the
+     * panel's load shows, since the row's first tile waits for it. */
+    double rows = t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
+    double panel = rows * mt * k * es / (double)cfg->bw_gm_l1;
+    double mte2 = k * nt * es / (double)cfg->bw_gm_l1;
+    /* MTE1: bytes plus the start-up of each load2d (one per K fractal of
+     * the step for A and for B). */
+    double loads = 2 * k / (double)t->k0;
+    double mte1 = mt * k * es / (double)cfg->bw_l1_l0a + k * nt * es / (double)cfg->bw_l1_l0b +
+                  loads * (double)cfg->dma_head_cycles;
     double outc = cfg->split ? mt * nt * (double)t->oes / (double)cfg->bw_l0c_gm
                              : max_d(mt * nt * 4 / (double)cfg->bw_l0c_ub, mt * nt * (double)t->oes / (double)cfg->bw_ub_gm);
     double steps = cdiv(p->k, t->kl0), chunks = cdiv(p->k, t->kl1);
+    /* A tile's first chunk is fetched when the Scalar unit reaches the tile,
+     * a few steps ahead of the Cube: about half of its load shows. */
+    double first = (double)min_u(t->kl1, rup(p->k, t->k0)) * nt * es / (double)cfg->bw_gm_l1 / 2;
     double per_tile;
     if (p->variant == MM_DB)
-        per_tile = max_d(max_d(cube, mte2), max_d(mte1, outc)) + 30 * steps + 60 * chunks;
+        per_tile = max_d(max_d(cube, mte2), max_d(mte1, outc)) + first + 30 * steps + 60 * chunks;
     else if (p->variant == MM_PIPELINED)
         per_tile = max_d(cube + mte1, mte2) + outc + 40 * steps + 80 * chunks;
     else
         per_tile = cube + mte2 + mte1 + outc + 100 * steps + 150 * chunks;
-    (void)tile_cols;
-    return (double)t->tpb * per_tile;
+    return (double)t->tpb * per_tile + panel;
 }
 
 static void finish(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, uint64_t cores)
@@ -162,6 +170,10 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         for (uint64_t nt = nstep; nt <= 256 && nt <= rup(p->n, nstep); nt += nstep)
             for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= rup(p->k, base.k0); kl0 *= 2)
                 for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= rup(p->k, kl0); kl1 *= 2) {
+                    /* The L0 halves alternate within a chunk: a chunk of one
+                     * step would never overlap MTE1 with the Cube. */
+                    if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
+                        continue;
                     mm_tiling c = base;
                     c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = 1;
                     finish(cfg, p, &c, cores);

@@ -5,13 +5,18 @@
  * by all cores, in arrival order: the L2 server (memory.l2_bw_ratio x HBM
  * bytes per cycle) carries every GM byte, the HBM server
  * (memory.hbm_bytes_per_cycle) the line fills and write-backs.  A transfer
- * lasts at least until its bytes are through both.  Lines that another core
- * is still transferring hold this transfer back until they are free. */
+ * lasts at least until its bytes are through both.
+ * Same-address serialisation (facts #38) is per line: a transfer moves its
+ * lines in order at its own rate, and a line another core is transferring is
+ * busy until that core's copy of it is through; a transfer starts late
+ * enough that none of its lines arrives before the line is free.  Two cores
+ * streaming the same data thus run one behind the other by the time a line
+ * takes, not by a whole transfer. */
 #include "core_internal.h"
 
-/* The GM ranges of a transfer: bursts for the copies; for nd2nz reads and
- * FixPipe writes one range from the GM operand (an approximation for their
- * strided layouts).  Calls fn for each range. */
+/* The GM ranges of a transfer, in transfer order: the bursts of the copies,
+ * the rows of an nd2nz read (mte.c) and of a FixPipe write (fixpipe.c).
+ * Calls fn for each range. */
 typedef void (*range_fn)(dv_core *c, uint64_t addr, uint64_t len, bool write, void *user);
 
 static void for_each_range(dv_core *c, const dv_op *op, const dv_op_stats *st, range_fn fn, void *user)
@@ -30,6 +35,31 @@ static void for_each_range(dv_core *c, const dv_op *op, const dv_op_stats *st, r
         uint64_t base = write ? op->r[0] : op->r[1];
         for (uint64_t i = 0; i < nb; i++)
             fn(c, base + i * (len + gap), len, write, user);
+        return;
+    }
+    case DV_OP_ND2NZ_GM_L1: {
+        const dv_layout *l0 = dv_layout_get(DV_LAYOUT_ND2NZ0), *l1 = dv_layout_get(DV_LAYOUT_ND2NZ1);
+        unsigned size = (unsigned)in->f[DV_F_DTYPE] < DV_DT_COUNT ? dv_dtype_size((dv_dtype)in->f[DV_F_DTYPE]) : 1;
+        uint64_t n = dv_layout_extract(l0, op->r[2], "n"), d = dv_layout_extract(l0, op->r[2], "d");
+        uint64_t srcd = dv_layout_extract(l0, op->r[2], "srcd"), nd = dv_layout_extract(l0, op->r[2], "ndnum");
+        uint64_t srcmat = dv_layout_extract(l1, op->r[3], "srcmat");
+        for (uint64_t t = 0; t < nd; t++)
+            for (uint64_t r = 0; r < n; r++)
+                fn(c, op->r[1] + (t * srcmat + r * srcd) * size, d * size, false, user);
+        return;
+    }
+    case DV_OP_FIXP: {
+        const dv_layout *l = dv_layout_get(DV_LAYOUT_FIXP);
+        uint64_t m = dv_layout_extract(l, op->r[2], "m"), n = dv_layout_extract(l, op->r[2], "n");
+        uint64_t stride = dv_layout_extract(l, op->r[2], "dststride");
+        uint64_t size = m && n ? st->bytes / (m * n) : 0;
+        if (in->f[DV_F_NZ2ND]) {
+            for (uint64_t r = 0; r < m; r++)
+                fn(c, op->r[0] + r * stride * size, n * size, true, user);
+        } else {
+            for (uint64_t cb = 0; cb * 16 < n; cb++)
+                fn(c, op->r[0] + cb * stride * 16 * size, m * 16 * size, true, user);
+        }
         return;
     }
     default: {
@@ -54,11 +84,13 @@ static void l2_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void *
     }
 }
 
-/* Same-address serialisation (facts #38): a line another core is still
- * transferring delays this transfer until that transfer is done. */
+/* Same-address serialisation, line by line: offset is the transfer's bytes
+ * before the current range, cpb its cycles per byte. */
 typedef struct owner_scan {
-    uint64_t ready;  /* the cycle every touched line is free */
-    uint64_t finish; /* set before the marking pass */
+    uint64_t ready;  /* the earliest start at which every line is free when it is reached */
+    uint64_t start;  /* set before the marking pass */
+    uint64_t offset; /* bytes of the transfer before this range */
+    double cpb;      /* cycles per byte of this transfer */
 } owner_scan;
 
 static dv_gm_line *owner_slot(dv_core *c, uint64_t line)
@@ -73,9 +105,13 @@ static void scan_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
     uint64_t lb = c->cfg->l2_line_bytes;
     for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
         dv_gm_line *e = owner_slot(c, ln);
-        if (e->line == ln + 1 && e->core != c->core_id && e->busy_until > o->ready)
-            o->ready = e->busy_until;
+        uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
+        uint64_t lead = (uint64_t)((double)at * o->cpb);
+        if (e->line == ln + 1 && e->core != c->core_id && e->busy_until > lead &&
+            e->busy_until - lead > o->ready)
+            o->ready = e->busy_until - lead;
     }
+    o->offset += len;
 }
 
 static void mark_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void *user)
@@ -85,10 +121,12 @@ static void mark_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
     uint64_t lb = c->cfg->l2_line_bytes;
     for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
         dv_gm_line *e = owner_slot(c, ln);
+        uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
         e->line = ln + 1;
         e->core = c->core_id;
-        e->busy_until = o->finish;
+        e->busy_until = o->start + (uint64_t)((double)(o->offset + end) * o->cpb + 0.999);
     }
+    o->offset += len;
 }
 
 static uint64_t serve(uint64_t *free_at, uint64_t now, uint64_t bytes, uint64_t per_cycle)
@@ -109,7 +147,7 @@ uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint
     }
     const dv_chip_config *cfg = c->cfg;
     uint64_t now = c->q->now, cycles = path_cycles, hbm_bytes = 0;
-    owner_scan o = {now, 0};
+    owner_scan o = {now, 0, 0, st->bytes ? (double)path_cycles / (double)st->bytes : 0};
     if (c->gmsys->owners)
         for_each_range(c, op, st, scan_range, &o);
     if (o.ready > now) {
@@ -127,7 +165,9 @@ uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint
     }
     cycles += now - c->q->now; /* the wait for lines held by other cores */
     if (c->gmsys->owners) {
-        o.finish = c->q->now + cycles;
+        o.start = now;
+        o.offset = 0;
+        o.cpb = st->bytes ? (double)(cycles - (now - c->q->now)) / (double)st->bytes : 0;
         for_each_range(c, op, st, mark_range, &o);
     }
     return cycles;
