@@ -1,0 +1,78 @@
+/* test_ops_perf.c - the performance claims of the operators, from the
+ * model's cycles (timing-only runs: the same cycles, no arithmetic).
+ *  - the matmul ladder on one core: Cube utilisation strictly rises
+ *    naive < tiled < pipelined < db, and db reaches 85% of the Cube's peak;
+ *  - all 32 cores of ascend910 on a 2048^3 fp16 matmul: 70% of chip peak;
+ *  - int8 on a compute-bound shape: about half the cycles of fp16;
+ *  - vector operators on one core: 80% of the limiting path's bandwidth. */
+#include "dv_test_main.h"
+#include "ops_run.h"
+
+static void ladder(const char *chip)
+{
+    static const char *const variants[] = {"naive", "tiled", "pipelined", "db"};
+    double prev = 0;
+    for (unsigned v = 0; v < 4; v++) {
+        op_result o = op_run("matmul", chip, variants[v], "f16", "M=1024,N=1024,K=1024", 1, false);
+        ck_assert_int_eq(o.status, DV_OK);
+        ck_assert_msg(o.cube_pct > prev, "%s: %s %.1f%% is not above %.1f%%", chip, variants[v], o.cube_pct, prev);
+        prev = o.cube_pct;
+    }
+    ck_assert_msg(prev >= 85.0, "%s: db reaches %.1f%% of the Cube's peak", chip, prev);
+}
+
+START_TEST(test_ladder_910)
+{
+    ladder("ascend910");
+}
+END_TEST
+
+START_TEST(test_ladder_910b)
+{
+    ladder("ascend910b");
+}
+END_TEST
+
+START_TEST(test_chip_peak_910)
+{
+    op_result o = op_run("matmul", "ascend910", "db", "f16", "M=2048,N=2048,K=2048", 0, false);
+    ck_assert_int_eq(o.res.ncores, 32);
+    ck_assert_msg(o.chip_cube_pct >= 70.0, "all cores: %.1f%% of chip peak", o.chip_cube_pct);
+}
+END_TEST
+
+START_TEST(test_int8_half)
+{
+    op_result f = op_run("matmul", "ascend910", "db", "f16", "M=1024,N=1024,K=2048", 1, false);
+    op_result q = op_run("matmul", "ascend910", "db", "s8-deq", "M=1024,N=1024,K=2048", 1, false);
+    double ratio = (double)q.res.cycles / (double)f.res.cycles;
+    ck_assert_msg(ratio > 0.4 && ratio < 0.6, "int8 / fp16 cycles = %.3f", ratio);
+}
+END_TEST
+
+START_TEST(test_vector_bandwidth)
+{
+    static const char *const chips[] = {"ascend910", "ascend910b"};
+    for (unsigned c = 0; c < 2; c++) {
+        op_result o = op_run("add", chips[c], NULL, "f16", "N=4194304", 1, false);
+        ck_assert_msg(o.path_pct[DV_PATH_GM_UB] >= 80.0, "%s add: GM->UB at %.1f%% of its peak", chips[c],
+                      o.path_pct[DV_PATH_GM_UB]);
+        ck_assert_str_eq(o.roof.bound_by, dv_path_name(DV_PATH_GM_UB));
+        ck_assert_msg(o.roof.achieved >= 0.8, "%s add: %.1f%% of the roofline", chips[c], 100 * o.roof.achieved);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ops-perf");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_ladder_910);
+    tcase_add_test(tc, test_ladder_910b);
+    tcase_add_test(tc, test_chip_peak_910);
+    tcase_add_test(tc, test_int8_half);
+    tcase_add_test(tc, test_vector_bandwidth);
+    suite_add_tcase(s, tc);
+    return dv_test_run(s);
+}
