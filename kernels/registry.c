@@ -8,6 +8,7 @@
 extern const dv_operator dv_op_matmul;
 extern const dv_operator dv_op_add;
 extern const dv_operator dv_op_relu;
+extern const dv_operator dv_op_softmax;
 
 
 
@@ -16,6 +17,7 @@ static const dv_operator *const operators[] = {
     &dv_op_matmul,
     &dv_op_add,
     &dv_op_relu,
+    &dv_op_softmax,
 };
 
 unsigned dv_operator_count(void)

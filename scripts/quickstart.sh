@@ -21,10 +21,7 @@ fi
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
 
-# The main job.  Until the matmul operator lands, it assembles the sample
-# vector-add kernel, lists the object, and simulates it on one core of the
-# default chip (ascend910) with random fp16 inputs, printing the report.
-./build/sim/cli/dvsim asm kernels/samples/vadd.dvs -o build/vadd.elf
-./build/sim/cli/dvsim disasm build/vadd.elf
-./build/sim/cli/dvsim run build/vadd.elf --gm x=random:f16:32768:1 --gm y=random:f16:32768:2 \
-    --gm z=zeros:65536 --arg n=32768
+# The main job: a 1024 x 1024 x 1024 fp16 matmul (the double-buffered kernel)
+# on all cores of the default chip (ascend910), checked against the CPU
+# reference, with the report of where the cycles went.
+./build/sim/cli/dvsim run matmul

@@ -1,0 +1,180 @@
+/* softmax.c - host part of the softmax operator: row-wise, numerically
+ * stable softmax of an R x C matrix of f16 or f32 (computed in f32 in UB),
+ * rows split over the vector cores (coupled cores, or the AIVs of a split
+ * chip).  The kernel and its UB layout are described in softmax.dvs. */
+#include "dv_kernel_blob.h"
+#include "dv_operator.h"
+#include "opcommon.h"
+
+#include <math.h>
+#include <stdio.h>
+
+DV_KERNEL_BLOB(softmax_softmax);
+
+static const char *const variants[] = {"db", NULL};
+static const char *const dtypes[] = {"f16", "f32", NULL};
+static const dv_operator_param params[] = {
+    {"R", 1024, 1, 1 << 24, "rows"},
+    {"C", 1000, 1, 16320, "columns (the softmax runs along them)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+enum {
+    SM_FIX = 2176,     /* fixed scratch at the bottom of UB (softmax.dvs) */
+    SM_SKEW = 256,     /* between the big buffers */
+    SM_MAX_ROWS = 255, /* a tile's rows are one op's repeats (mode 0) */
+    SM_MAX_K = 255,    /* a row's repeats are one op's repeats (mode 1) */
+    SM_COL_MAX_K = 31, /* mode 0 strides rows by 8k blocks, at most 255 */
+};
+
+/* The tiling: rows per block and tile, schedule and UB offsets (bytes). */
+typedef struct sm_tiling {
+    uint64_t k, p32, pio, m, per_block, blocks, nr, mode;
+    uint64_t buf0, buf1, work, t, pb, rb, end;
+} sm_tiling;
+
+/* Lays out UB for tiles of nr rows in the given mode; returns the bytes used. */
+static uint64_t sm_layout(sm_tiling *s, uint64_t nr, uint64_t mode, uint64_t es)
+{
+    uint64_t io = nr * s->pio;
+    s->nr = nr;
+    s->mode = mode;
+    s->buf0 = SM_FIX;
+    s->buf1 = s->buf0 + io + SM_SKEW;
+    s->work = s->buf1 + io + SM_SKEW;
+    s->t = s->work + (es == 2 ? nr * s->p32 : 0);
+    s->pb = s->t + (mode == 0 ? nr * 256 : 0);
+    s->rb = s->pb + (mode == 0 ? nr * 32 : 0);
+    s->end = s->rb + opc_round_up(nr, 8) * 32;
+    return s->end;
+}
+
+/* The most rows (a multiple of s->m, at most want) whose tile fits UB in
+ * the mode; 0 if not even s->m rows fit. */
+static uint64_t sm_fit(sm_tiling *s, uint64_t mode, uint64_t es, uint64_t ub, uint64_t want)
+{
+    uint64_t nr = want < SM_MAX_ROWS ? want : SM_MAX_ROWS;
+    for (nr -= nr % s->m; nr >= s->m; nr -= s->m)
+        if (sm_layout(s, nr, mode, es) <= ub)
+            return nr;
+    return 0;
+}
+
+static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, sm_tiling *s, dv_error *err)
+{
+    uint64_t ub = r->cfg->ub_bytes, rowb = cols * es;
+    s->k = opc_ceil_div(cols, 64);
+    s->p32 = s->k * 256;
+    s->pio = s->k * 64 * es;
+    /* Unaligned rows: a non-final block and a block's last tile span at
+     * least 32 bytes (softmax.dvs writes a block's last 32 bytes whole). */
+    s->m = rowb % 32 == 0 ? 1 : opc_ceil_div(32, rowb);
+    uint64_t cores = opc_vector_cores(r->cfg);
+    s->blocks = r->blocks_request ? r->blocks_request : opc_ceil_div(rows, s->m);
+    if (!r->blocks_request && s->blocks > cores)
+        s->blocks = cores;
+    s->per_block = opc_round_up(opc_ceil_div(rows, s->blocks), s->m);
+    if (!r->blocks_request)
+        s->blocks = opc_ceil_div(rows, s->per_block);
+    /* About four tiles per block, so that loads and stores overlap compute,
+     * unless UB holds fewer rows. */
+    uint64_t want = opc_round_up(opc_ceil_div(s->per_block, 4), s->m);
+    uint64_t ncol = s->k <= SM_COL_MAX_K ? sm_fit(s, 0, es, ub, want) : 0;
+    uint64_t nrow = sm_fit(s, 1, es, ub, want);
+    if (!nrow)
+        return dv_error_set(err, DV_ERR_INPUT, "softmax: C=%llu needs %llu bytes of UB for one row, the chip has %llu",
+                            (unsigned long long)cols, (unsigned long long)sm_layout(s, s->m, 1, es),
+                            (unsigned long long)ub);
+    /* By column when that gives ops of at least k repeats, else by row. */
+    if (ncol >= s->k)
+        sm_layout(s, ncol, 0, es);
+    else
+        sm_layout(s, nrow, 1, es);
+    return DV_OK;
+}
+
+static dv_status prepare(dv_opr_run *r, dv_error *err)
+{
+    dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
+    uint64_t es = dv_dtype_size(dt), rows = dv_opr_param(r, "R"), cols = dv_opr_param(r, "C");
+    if (rows * cols > (1ull << 28))
+        return dv_error_set(err, DV_ERR_INPUT, "softmax: R*C = %llu elements is more than 2^28",
+                            (unsigned long long)(rows * cols));
+    sm_tiling s;
+    dv_status st = sm_tile(r, rows, cols, es, &s, err);
+    if (st != DV_OK)
+        return st;
+    const char *kernel = r->cfg->split ? (es == 2 ? "softmax_f16_aiv" : "softmax_f32_aiv")
+                                       : (es == 2 ? "softmax_f16" : "softmax_f32");
+    /* 32 bytes of slack: an unaligned row is read rounded up to whole blocks. */
+    uint64_t bytes = opc_round_up(rows * cols * es, 32) + 32;
+    unsigned x, y;
+    if ((st = dv_opr_use_kernel(r, &dvk_softmax_softmax, kernel, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "y", true, bytes, &y, err)) != DV_OK)
+        return st;
+    dv_opr_fill(r, x, dt, rows * cols, -4, 4, 0);
+    uint64_t args[] = {r->t[x].addr, r->t[y].addr, rows, s.per_block, s.nr, cols, s.k, s.mode,
+                       s.buf0,       s.buf1,       s.work, s.t,        s.pb, s.rb};
+    if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
+        (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
+        return st;
+    /* Per element at least: max, subtract, exp, sum, scale (f32), plus the
+     * two conversions of f16; x read once, y written once. */
+    opc_vec_work(r, rows * cols, 4, es == 2 ? 7 : 5, (double)(rows * cols * es), (double)(rows * cols * es));
+    snprintf(r->tiling, sizeof r->tiling,
+             "%llu blocks of %llu rows, tiles of %llu rows by %s, %llu repeats per row, %s DMA, UB %llu of %llu",
+             (unsigned long long)s.blocks, (unsigned long long)s.per_block, (unsigned long long)s.nr,
+             s.mode ? "row" : "column", (unsigned long long)s.k, cols * es % 32 ? "per-row" : "one",
+             (unsigned long long)s.end, (unsigned long long)r->cfg->ub_bytes);
+    return DV_OK;
+}
+
+/* The error bound (see .notes): per element (|x - max| + k + 84) u32 |y|,
+ * plus the f16 output rounding. */
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    (void)err;
+    dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
+    uint64_t rows = dv_opr_param(r, "R"), cols = dv_opr_param(r, "C");
+    const uint8_t *x = dv_opr_tensor_find(r, "x")->host, *y = dv_opr_gm(r, 1);
+    double u32 = ldexp(1, -24), u = dt == DV_DT_F16 ? dv_opr_unit_roundoff(dt) : 0;
+    double depth = (double)opc_ceil_div(cols, 64) + 80;
+    snprintf(r->check.tolerance, sizeof r->check.tolerance,
+             "|y - ref| <= ((|x - max| + %.0f) 2^-24%s) |ref|%s", depth + 4, u ? " + 2^-11" : "",
+             u ? " + 2^-25" : "");
+    for (uint64_t i = 0; i < rows; i++) {
+        uint64_t base = i * cols;
+        double mx = -INFINITY, sum = 0;
+        for (uint64_t j = 0; j < cols; j++)
+            mx = fmax(mx, dv_opr_load(x, dt, base + j));
+        for (uint64_t j = 0; j < cols; j++)
+            sum += exp(dv_opr_load(x, dt, base + j) - mx);
+        for (uint64_t j = 0; j < cols; j++) {
+            double d = dv_opr_load(x, dt, base + j) - mx, want = exp(d) / sum;
+            double tol = ((fabs(d) + depth + 4) * u32 + u) * want + (u ? opc_tiny(dt) : 0);
+            dv_opr_compare(r, "y", i, j, dv_opr_load(y, dt, base + j), want, tol);
+        }
+    }
+    return DV_OK;
+}
+
+const dv_operator dv_op_softmax = {
+    .name = "softmax",
+    .summary = "row-wise softmax, y = exp(x - max) / sum exp(x - max) (CopyIn / Compute / CopyOut, double buffered)",
+    .variants = variants,
+    .dtypes = dtypes,
+    .params = params,
+    .tensors = "x[R,C] -> y[R,C] (rows dense, C elements apart; each tensor padded to 32 bytes plus 32 in GM)",
+    .notes =
+        "Block i takes per_block rows from i * per_block, in tiles of nr rows through two UB buffers; compute "
+        "in f32 (f16 converted in UB), each row padded to k = ceil(C/64) repeats with -inf. Tiles of many short "
+        "rows run by column (one op per 64-lane column over all rows), long rows by row. Rows of a multiple of "
+        "32 bytes move in one DMA per tile, others one DMA per row. Inputs uniform in [-4, 4). Tolerance: in "
+        "f32, x - max, exp (libm, < 1 ulp), the sum of at most k + 80 f32 additions (the column fold or "
+        "vcadd's 64 lanes, then the block reductions), 1 / sum by vdiv and the product each round, so "
+        "|y - ref| <= (|x - max| + k + 84) 2^-24 |ref|; f16 adds its output rounding, 2^-11 |ref| + 2^-25 "
+        "(half an f16 subnormal step).",
+    .prepare = prepare,
+    .check = check,
+};

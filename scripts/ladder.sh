@@ -1,0 +1,34 @@
+#!/bin/sh
+# ladder.sh - the matmul optimisation ladder as a table: for each variant,
+# the cycles, Cube utilisation and MTE2 (GM -> L1) bandwidth, and how long
+# the simulator took (host seconds, simulated MACs per host second).
+#   scripts/ladder.sh [CHIP] [SHAPE] [dvsim run options...]
+# e.g. scripts/ladder.sh ascend910b M=1024,N=1024,K=1024 --blocks 1
+set -eu
+D=${DVSIM:-./build/sim/cli/dvsim}
+chip=${1:-ascend910}
+shape=${2:-M=1024,N=1024,K=1024}
+[ $# -ge 2 ] && shift 2 || shift $#
+printf '%-10s %12s %8s %10s %9s %14s\n' variant cycles cube% "MTE2 GB/s" "host s" "sim MAC/s"
+for v in naive tiled pipelined db; do
+    out=$(mktemp)
+    start=$(date +%s.%N)
+    "$D" run matmul --chip "$chip" --variant "$v" --shape "$shape" "$@" --json > "$out"
+    end=$(date +%s.%N)
+    # stats.json: one "name": {"value": v, ...} per line
+    val() { grep "\"$1\"" "$out" | head -1 | sed 's/.*"value": *\([-0-9.e+]*\).*/\1/'; }
+    cycles=$(val chip.cycles)
+    cube=$(val chip.cube.utilisation_avg_pct)
+    macs=0
+    for f in $(grep -o '"core[0-9]*\.cube\.macs": *{ *"value": *[0-9]*' "$out" | sed 's/.*: *//'); do
+        macs=$(echo "$macs + $f" | bc)
+    done
+    gm=0
+    for f in $(grep -o '"core[0-9]*\.path\.gm_to_l1\.gbps": *{ *"value": *[0-9.e+]*' "$out" | sed 's/.*: *//'); do
+        gm=$(echo "$gm + $f" | bc -l)
+    done
+    secs=$(echo "$end - $start" | bc -l)
+    printf '%-10s %12s %7.1f%% %10.1f %9.2f %14.3g\n' "$v" "$cycles" "$cube" "$gm" "$secs" \
+        "$(echo "$macs / $secs" | bc -l)"
+    rm -f "$out"
+done
