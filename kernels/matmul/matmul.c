@@ -27,6 +27,8 @@ static const dv_operator_param params[] = {
     {"M", 1024, 1, 65535, "rows of A and C"},
     {"N", 1024, 1, 65535, "columns of B and C"},
     {"K", 1024, 1, 65535, "columns of A, rows of B"},
+    {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
+    {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -69,6 +71,11 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->out = dtype_map[r->dtype].out;
     p->variant = (mm_variant)(MM_DB - r->variant); /* variants[] lists db first */
     p->blocks = r->blocks_request;
+    p->force_mt = dv_opr_param(r, "TM");
+    p->force_nt = dv_opr_param(r, "TN");
+    if (p->force_mt % 16 || p->force_nt % 16)
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
+                            (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
     dv_status st = mm_tile(r->cfg, p, &s->t, err);
     if (st != DV_OK)
         return st;

@@ -153,8 +153,8 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     uint64_t nstep = !cfg->split && p->out == MM_OUT_REQ ? 32 : 16;
     if (p->variant == MM_NAIVE) {
         *t = base;
-        t->mt = min_u(64, rup(p->m, 16));
-        t->nt = min_u(64, rup(p->n, nstep));
+        t->mt = p->force_mt ? p->force_mt : min_u(64, rup(p->m, 16));
+        t->nt = p->force_nt ? p->force_nt : min_u(64, rup(p->n, nstep));
         t->kl0 = t->kl1 = rup(64, t->k0);
         t->reuse = 0;
         finish(cfg, p, t, cores);
@@ -170,6 +170,9 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         for (uint64_t nt = nstep; nt <= 256 && nt <= rup(p->n, nstep); nt += nstep)
             for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= rup(p->k, base.k0); kl0 *= 2)
                 for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= rup(p->k, kl0); kl1 *= 2) {
+                    if ((p->force_mt && mt != min_u(p->force_mt, rup(p->m, 16))) ||
+                        (p->force_nt && nt != min_u(p->force_nt, rup(p->n, nstep))))
+                        continue;
                     /* The L0 halves alternate within a chunk: a chunk of one
                      * step would never overlap MTE1 with the Cube. */
                     if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
@@ -187,6 +190,9 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
                         found = true;
                     }
                 }
+    if (!found && (p->force_mt || p->force_nt))
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
+                            (unsigned long long)p->force_mt, (unsigned long long)p->force_nt, cfg->name);
     if (!found)
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "

@@ -18,7 +18,8 @@ typedef struct mm_problem {
     unsigned dt; /* 0 f16, 1 bf16, 2 s8 */
     mm_out out;
     mm_variant variant;
-    uint64_t blocks; /* 0: the tiling chooses */
+    uint64_t blocks;             /* 0: the tiling chooses */
+    uint64_t force_mt, force_nt; /* 0, or the tile size the user asked for */
 } mm_problem;
 
 /* The record, field by field in mm_body.inc's order (u64 each). */

@@ -33,6 +33,8 @@ int cmd_pmu_dump(int argc, char **argv);
 void cmd_pmu_dump_help(FILE *out);
 int cmd_ops(int argc, char **argv);
 void cmd_ops_help(FILE *out);
+int cmd_regress(int argc, char **argv);
+void cmd_regress_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
 

@@ -1,0 +1,334 @@
+/* cmd_regress.c - dvsim regress: run the operator entries of a baseline
+ * file and compare their figures with the recorded ones.
+ *
+ * The model is deterministic, so cycles and bytes per path must match
+ * exactly; utilisation percentages (derived, printed with rounding) within
+ * the file's tolerance_pct (absolute percentage points); the result check
+ * must pass.  --bless writes the new figures back, so a change to a kernel,
+ * a tiling function or the model lands with its effect on the numbers in
+ * the same reviewed commit. */
+#include "cli.h"
+#include "op_exec.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_BASELINE "tests/perf/baseline.json"
+
+void cmd_regress_help(FILE *out)
+{
+    fprintf(out,
+            "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n\n"
+            "Runs every entry of the baseline (default " DEFAULT_BASELINE ": operator, variant, dtype, shape,\n"
+            "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
+            "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
+            "(old, new, change).\n\n"
+            "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
+            "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
+            "  --json             print the results as JSON\n"
+            "  --jobs N           run N entries at a time (default: the host's CPUs)\n\n"
+            "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
+}
+
+typedef struct entry {
+    cJSON *node;
+    op_spec spec;
+    char name[256];
+    bool selected;
+    op_outcome out;
+} entry;
+
+typedef struct pool {
+    entry *e;
+    size_t n, next;
+    pthread_mutex_t lock;
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (p->next < p->n && !p->e[p->next].selected)
+            p->next++;
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->n)
+            return NULL;
+        op_exec(&p->e[i].spec, &p->e[i].out);
+    }
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static char *read_all(const char *path, dv_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    dv_buf b = DV_BUF_INIT;
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        dv_buf_append(&b, chunk, got);
+    fclose(f);
+    return dv_buf_take(&b, NULL);
+}
+
+/* The figures one entry records. */
+typedef struct figure {
+    const char *key;
+    double value;
+    bool exact;
+} figure;
+
+static unsigned figures_of(const op_outcome *o, figure *f)
+{
+    unsigned n = 0;
+    f[n++] = (figure){"cycles", (double)o->cycles, true};
+    f[n++] = (figure){"cube_pct", o->cube_pct, false};
+    f[n++] = (figure){"vector_pct", o->vector_pct, false};
+    for (int p = 1; p < DV_PATH_COUNT; p++)
+        if (o->path_bytes[p])
+            f[n++] = (figure){dv_path_name((dv_path)p), (double)o->path_bytes[p], true};
+    return n;
+}
+
+static double recorded(const cJSON *node, const char *key, bool *have)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, key);
+    if (!cJSON_IsNumber(v)) {
+        const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(node, "bytes");
+        v = cJSON_GetObjectItemCaseSensitive(bytes, key);
+    }
+    *have = cJSON_IsNumber(v);
+    return *have ? v->valuedouble : 0;
+}
+
+static void record(cJSON *node, const op_outcome *o)
+{
+    const char *keys[] = {"cycles", "cube_pct", "vector_pct", "bytes", "check"};
+    for (unsigned i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(node, keys[i]);
+    cJSON_AddNumberToObject(node, "cycles", (double)o->cycles);
+    cJSON_AddNumberToObject(node, "cube_pct", round(o->cube_pct * 100) / 100);
+    cJSON_AddNumberToObject(node, "vector_pct", round(o->vector_pct * 100) / 100);
+    cJSON *bytes = cJSON_AddObjectToObject(node, "bytes");
+    for (int p = 1; p < DV_PATH_COUNT; p++)
+        if (o->path_bytes[p])
+            cJSON_AddNumberToObject(bytes, dv_path_name((dv_path)p), (double)o->path_bytes[p]);
+    cJSON_AddStringToObject(node, "check", !o->checked ? "not checked" : o->passed ? "pass" : "FAIL");
+}
+
+/* Compares one entry; prints its moved figures (text mode); returns the
+ * number of drifts (a failed run or a missing baseline counts as one). */
+static unsigned compare(const entry *e, double tol, bool json, cJSON *jrows)
+{
+    unsigned drift = 0;
+    if (e->out.rc) {
+        if (!json)
+            printf("%-58s %-12s %s\n", e->name, "FAILED", e->out.msg);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "entry", e->name);
+        cJSON_AddStringToObject(row, "failed", e->out.msg);
+        cJSON_AddItemToArray(jrows, row);
+        return 1;
+    }
+    figure f[DV_PATH_COUNT + 3];
+    unsigned n = figures_of(&e->out, f);
+    bool have_any;
+    recorded(e->node, "cycles", &have_any);
+    if (!have_any) {
+        if (!json)
+            printf("%-58s %-12s no recorded figures (run --bless)\n", e->name, "NEW");
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "entry", e->name);
+        cJSON_AddStringToObject(row, "new", "no recorded figures");
+        cJSON_AddItemToArray(jrows, row);
+        return 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        bool have;
+        double old = recorded(e->node, f[i].key, &have);
+        bool moved = !have || (f[i].exact ? old != f[i].value : fabs(old - f[i].value) > tol);
+        if (!moved)
+            continue;
+        drift++;
+        if (!json)
+            printf("%-58s %-12s %14.6g %14.6g %+9.2f%%\n", e->name, f[i].key, old, f[i].value,
+                   old ? 100.0 * (f[i].value - old) / fabs(old) : 100.0);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "entry", e->name);
+        cJSON_AddStringToObject(row, "metric", f[i].key);
+        cJSON_AddNumberToObject(row, "old", old);
+        cJSON_AddNumberToObject(row, "new", f[i].value);
+        cJSON_AddItemToArray(jrows, row);
+    }
+    /* bytes recorded for a path the run no longer uses */
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(e->node, "bytes"), *b;
+    cJSON_ArrayForEach(b, bytes)
+    {
+        bool used = false;
+        for (unsigned i = 0; i < n; i++)
+            used |= strcmp(f[i].key, b->string) == 0;
+        if (!used) {
+            drift++;
+            if (!json)
+                printf("%-58s %-12s %14.6g %14d %+9.2f%%\n", e->name, b->string, b->valuedouble, 0, -100.0);
+        }
+    }
+    const char *chk = str_of(e->node, "check");
+    const char *now = !e->out.checked ? "not checked" : e->out.passed ? "pass" : "FAIL";
+    if (!chk || strcmp(chk, now) != 0) {
+        drift++;
+        if (!json)
+            printf("%-58s %-12s %14s %14s\n", e->name, "check", chk ? chk : "-", now);
+    }
+    return drift;
+}
+
+static bool matches(const char *pattern, const char *name)
+{
+    return !pattern || fnmatch(pattern, name, 0) == 0 || strstr(name, pattern);
+}
+
+int cmd_regress(int argc, char **argv)
+{
+    const char *path = DEFAULT_BASELINE, *filter = NULL;
+    bool bless = false, json = false;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--bless") == 0)
+            bless = true;
+        else if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc)
+            path = argv[++i];
+        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
+            filter = argv[++i];
+        else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
+            char *end;
+            jobs = strtol(argv[++i], &end, 10);
+            if (*end || jobs < 1 || jobs > 256)
+                return cli_usage_error("regress", "--jobs needs 1 to 256, not '%s'", argv[i]);
+        } else
+            return cli_usage_error("regress", "unknown option '%s' (or it lacks its value)", argv[i]);
+    }
+    dv_error err = {DV_OK, ""};
+    char *text = read_all(path, &err);
+    if (!text)
+        return cli_fail(&err);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+    if (!cJSON_IsArray(entries)) {
+        cJSON_Delete(root);
+        fprintf(stderr, "dvsim regress: %s: not a baseline (a JSON object with an \"entries\" array)\n", path);
+        return 65;
+    }
+    const cJSON *tn = cJSON_GetObjectItemCaseSensitive(root, "tolerance_pct");
+    double tol = cJSON_IsNumber(tn) ? tn->valuedouble : 0.01;
+    size_t n = (size_t)cJSON_GetArraySize(entries);
+    entry *e = calloc(n ? n : 1, sizeof *e);
+    size_t i = 0, selected = 0;
+    cJSON *node;
+    cJSON_ArrayForEach(node, entries)
+    {
+        entry *x = &e[i++];
+        x->node = node;
+        const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(node, "blocks");
+        const cJSON *data = cJSON_GetObjectItemCaseSensitive(node, "data");
+        x->spec = (op_spec){.op = str_of(node, "op"),
+                            .variant = str_of(node, "variant"),
+                            .dtype = str_of(node, "dtype"),
+                            .shape = str_of(node, "shape"),
+                            .chip = str_of(node, "chip"),
+                            .blocks = cJSON_IsNumber(blocks) ? (uint64_t)blocks->valuedouble : 0,
+                            .data = !cJSON_IsFalse(data)};
+        if (!x->spec.op || !x->spec.chip) {
+            fprintf(stderr, "dvsim regress: %s: entry %zu needs \"op\" and \"chip\"\n", path, i);
+            free(e);
+            cJSON_Delete(root);
+            return 65;
+        }
+        op_spec_name(&x->spec, x->name, sizeof x->name);
+        x->selected = matches(filter, x->name);
+        selected += x->selected;
+    }
+    double t0 = op_now();
+    pool p = {e, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    long nthreads = jobs < (long)selected ? jobs : (long)selected;
+    pthread_t th[256];
+    for (long t = 0; t < nthreads; t++)
+        pthread_create(&th[t], NULL, worker, &p);
+    for (long t = 0; t < nthreads; t++)
+        pthread_join(th[t], NULL);
+    double secs = op_now() - t0;
+
+    cJSON *rows = cJSON_CreateArray();
+    if (!json && !bless)
+        printf("%-58s %-12s %14s %14s %10s\n", "entry", "metric", "old", "new", "change");
+    unsigned drifted = 0, failed = 0;
+    for (i = 0; i < n; i++) {
+        if (!e[i].selected)
+            continue;
+        if (bless) {
+            if (e[i].out.rc) {
+                failed++;
+                fprintf(stderr, "dvsim regress: %s: %s\n", e[i].name, e[i].out.msg);
+            } else
+                record(e[i].node, &e[i].out);
+            continue;
+        }
+        unsigned d = compare(&e[i], tol, json, rows);
+        drifted += d != 0;
+    }
+    int rc = 0;
+    if (bless) {
+        char *out = cJSON_Print(root);
+        dv_buf b = DV_BUF_INIT;
+        dv_buf_append(&b, out, strlen(out));
+        dv_buf_append(&b, "\n", 1);
+        free(out);
+        if (cli_write_file(path, b.data, b.len, &err) != DV_OK)
+            rc = cli_fail(&err);
+        dv_buf_free(&b);
+        printf("blessed %zu entries of %s in %.1f s%s\n", selected - failed, path, secs,
+               failed ? "; some failed (not recorded)" : "");
+        if (failed && !rc)
+            rc = 1;
+    } else if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "entries", (double)selected);
+        cJSON_AddNumberToObject(o, "drifted", drifted);
+        cJSON_AddNumberToObject(o, "seconds", secs);
+        cJSON_AddItemToObject(o, "moved", rows);
+        rows = NULL;
+        char *s = cJSON_Print(o);
+        printf("%s\n", s);
+        free(s);
+        cJSON_Delete(o);
+        rc = drifted ? 1 : 0;
+    } else {
+        printf("%zu entries in %.1f s on %ld threads: %u drifted%s\n", selected, secs, nthreads, drifted,
+               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)" : ", nothing moved");
+        rc = drifted ? 1 : 0;
+    }
+    cJSON_Delete(rows);
+    cJSON_Delete(root);
+    free(e);
+    return rc;
+}

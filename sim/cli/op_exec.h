@@ -1,0 +1,35 @@
+/* op_exec.h - one operator run reduced to the figures that regress and
+ * bench compare: cycles, utilisation, bytes per path, the check. */
+#ifndef DV_OP_EXEC_H
+#define DV_OP_EXEC_H
+
+#include "dv_operator.h"
+
+typedef struct op_spec {
+    const char *op, *variant, *dtype, *shape, *chip;
+    uint64_t blocks; /* 0: the tiling chooses */
+    bool data;       /* false: timing only */
+} op_spec;
+
+typedef struct op_outcome {
+    int rc;         /* 0, or the exit code of the failure described in msg */
+    char msg[256];
+    uint64_t cycles;
+    double cube_pct, vector_pct;        /* means over the cores used */
+    uint64_t path_bytes[DV_PATH_COUNT]; /* sums over the cores */
+    uint64_t insns;                     /* instructions executed, every pipe of every core */
+    uint64_t macs;                      /* Cube MACs */
+    bool checked, passed;
+    double max_abs, max_rel;
+    double host_seconds; /* wall time of the simulation (dv_sim_run) alone */
+} op_outcome;
+
+/* Runs s; fills o (o->rc != 0 on a bad spec, a fault or a deadlock). */
+void op_exec(const op_spec *s, op_outcome *o);
+
+/* "op/variant/dtype/shape/chip[/bN][/nodata]" */
+void op_spec_name(const op_spec *s, char *buf, size_t size);
+
+double op_now(void); /* monotonic seconds */
+
+#endif
