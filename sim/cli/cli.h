@@ -35,6 +35,8 @@ int cmd_ops(int argc, char **argv);
 void cmd_ops_help(FILE *out);
 int cmd_regress(int argc, char **argv);
 void cmd_regress_help(FILE *out);
+int cmd_bench(int argc, char **argv);
+void cmd_bench_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
 

@@ -14,6 +14,8 @@ static const cli_command commands[] = {
      cmd_disasm_help},
     {"run", "simulate an operator or a kernel and report where the cycles went", cmd_run, cmd_run_help},
     {"ops", "list the operators (their variants, dtypes and shape parameters)", cmd_ops, cmd_ops_help},
+    {"bench", "measure the simulator's own speed on fixed workloads, next to the host's GEMM rate", cmd_bench,
+     cmd_bench_help},
     {"regress", "run the performance baseline's operator entries and report what moved", cmd_regress,
      cmd_regress_help},
     {"chips", "list the chip configs (built in and in DVSIM_CHIP_PATH) with their key figures", cmd_chips,

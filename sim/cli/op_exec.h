@@ -9,6 +9,7 @@ typedef struct op_spec {
     const char *op, *variant, *dtype, *shape, *chip;
     uint64_t blocks; /* 0: the tiling chooses */
     bool data;       /* false: timing only */
+    bool no_check;   /* skip the reference check (bench: its time is not the simulator's) */
 } op_spec;
 
 typedef struct op_outcome {
