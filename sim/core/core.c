@@ -318,6 +318,21 @@ void dv_core_destroy(dv_core *c)
     dv_mem_free(&c->sdata);
     free(c->text);
     free(c->text_ok);
+    free(c->ctx.scratch);
+}
+
+void *dv_unit_scratch(dv_unit_ctx *c, size_t size)
+{
+    if (size <= c->scratch_size)
+        return c->scratch;
+    size_t want = size > 2 * c->scratch_size ? size : 2 * c->scratch_size;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, want) != 0)
+        return NULL;
+    free(c->scratch);
+    c->scratch = p;
+    c->scratch_size = want;
+    return p;
 }
 
 void dv_core_close_stats(dv_core *c)

@@ -78,7 +78,12 @@ typedef struct dv_unit_ctx {
     bool data;             /* false: timing-only run, skip the arithmetic */
     dv_access_fault fault; /* set when exec fails on an access */
     char fault_msg[200];   /* set when exec fails for another reason (bad parameter) */
+    void *scratch;         /* the units' working memory, grown on demand, freed with the core */
+    size_t scratch_size;
 } dv_unit_ctx;
+
+/* At least size bytes of ctx->scratch (64-byte aligned), NULL if out of memory. */
+void *dv_unit_scratch(dv_unit_ctx *c, size_t size);
 
 /* Dispatch is by timing class (isa.def): DV_TC_DMA -> dv_mte_*, DV_TC_CUBE ->
  * dv_cube_*, DV_TC_FIX -> dv_fixp_*, the vector classes and DV_TC_MASK ->
