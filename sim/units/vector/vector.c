@@ -385,6 +385,31 @@ static unsigned extent_block(const vec_extent *x, unsigned r, uint64_t *out, uns
     return n;
 }
 
+/* True when every operand advances by the same number of rows per repeat:
+ * then repeat r's accesses (its reads, the previous repeat's writes) are
+ * repeat 1's moved by (r - 1) * stride rows, every bank by the same amount
+ * and, banks being a multiple of the groups, every group too; equal rows stay
+ * equal.  Its bank-conflict cost is repeat 1's. */
+static bool shift_invariant(const vec_desc *d, const dv_ub_geom *g)
+{
+    if (!g->groups || g->banks % g->groups || g->row_bytes != VEC_BLOCK)
+        return false;
+    const vec_opnd *ops[] = {&d->src0, &d->src1, &d->dst};
+    int64_t stride = -1;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!ops[i]->used)
+            continue;
+        if (stride >= 0 && ops[i]->rep != (uint64_t)stride)
+            return false;
+        stride = ops[i]->rep;
+    }
+    const vec_extent *xs[] = {&d->xsrc, &d->xdst};
+    for (unsigned i = 0; i < 2; i++)
+        if (xs[i]->used && (stride < 0 || xs[i]->step != (uint64_t)stride * VEC_BLOCK))
+            return false;
+    return stride >= 0;
+}
+
 uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
 {
     const dv_chip_config *cfg = c->cfg;
@@ -414,7 +439,20 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
         cycles += cfg->vec_count_extra;
 
     dv_ub_geom g = {(uint32_t)cfg->ub_banks, (uint32_t)cfg->ub_bank_groups, (uint32_t)cfg->ub_row_bytes};
+    bool periodic = shift_invariant(&d, &g);
+    dv_ub_repeat_cost first = {0, 0, 0};
     for (unsigned r = 0; r < d.repeats; r++) {
+        if (periodic && r >= 2) { /* the same cost as repeat 1, for every later repeat */
+            uint64_t left = d.repeats - r;
+            if (first.cycles > slope) {
+                uint64_t extra = first.cycles - slope;
+                uint64_t grp = first.group_extra < extra ? first.group_extra : extra;
+                cycles += extra * left;
+                st->ub_group_conflict_cycles += grp * left;
+                st->ub_bank_conflict_cycles += (extra - grp) * left;
+            }
+            break;
+        }
         uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
         unsigned nr = opnd_blocks(&d.src0, r, reads, 0);
         nr = opnd_blocks(&d.src1, r, reads, nr);
@@ -425,6 +463,8 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
             nw = extent_block(&d.xdst, r - 1, writes, nw);
         }
         dv_ub_repeat_cost rc = dv_ub_repeat(&g, reads, nr, writes, nw);
+        if (r == 1)
+            first = rc;
         if (rc.cycles > slope) {
             uint64_t extra = rc.cycles - slope;
             uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
