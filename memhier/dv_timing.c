@@ -15,20 +15,37 @@ uint64_t dv_xfer_cycles(uint64_t bytes, uint64_t bytes_per_cycle, uint64_t head,
 
 enum { MAX_GROUPS = 64, MAX_BANKS = 256, MAX_ACCESSES = 64 };
 
-/* Distinct rows per group (the same row twice is one access: a broadcast). */
-static uint32_t busiest_group(const dv_ub_geom *g, const uint64_t *rows, unsigned n)
+/* Distinct rows (the same row twice is one access: a broadcast) of a list,
+ * in place; returns how many remain.  Lists are a few dozen entries. */
+static unsigned distinct(uint64_t *rows, unsigned n)
 {
-    uint32_t per_group[MAX_GROUPS] = {0};
-    uint32_t worst = 0;
+    unsigned m = 0;
     for (unsigned i = 0; i < n; i++) {
         bool seen = false;
-        for (unsigned k = 0; k < i && !seen; k++)
+        for (unsigned k = 0; k < m && !seen; k++)
             seen = rows[k] == rows[i];
-        if (seen)
-            continue;
-        uint32_t grp = (uint32_t)((rows[i] % g->banks) % g->groups);
-        if (++per_group[grp] > worst)
-            worst = per_group[grp];
+        if (!seen)
+            rows[m++] = rows[i];
+    }
+    return m;
+}
+
+/* The largest count of rows falling on one slot (slot = row % banks, then %
+ * groups when groups != 0); counts live in `count`, which is all zero on
+ * entry and on return (only the touched slots are reset). */
+static uint32_t busiest(const dv_ub_geom *g, const uint64_t *rows, unsigned n, bool by_group, uint8_t *count)
+{
+    uint32_t worst = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t slot = (uint32_t)(rows[i] % g->banks);
+        if (by_group)
+            slot %= g->groups;
+        if (++count[slot] > worst)
+            worst = count[slot];
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t slot = (uint32_t)(rows[i] % g->banks);
+        count[by_group ? slot % g->groups : slot] = 0;
     }
     return worst;
 }
@@ -39,34 +56,25 @@ dv_ub_repeat_cost dv_ub_repeat(const dv_ub_geom *g, const uint64_t *reads, unsig
     dv_ub_repeat_cost c = {0, 0, 0};
     if (!g->banks || !g->groups || !g->row_bytes || g->groups > MAX_GROUPS || g->banks > MAX_BANKS)
         return c;
-    uint64_t rrows[MAX_ACCESSES] = {0}, wrows[MAX_ACCESSES] = {0};
+    uint64_t rows[2 * MAX_ACCESSES];
     if (nreads > MAX_ACCESSES)
         nreads = MAX_ACCESSES;
     if (nwrites > MAX_ACCESSES)
         nwrites = MAX_ACCESSES;
     for (unsigned i = 0; i < nreads; i++)
-        rrows[i] = reads[i] / g->row_bytes;
+        rows[i] = reads[i] / g->row_bytes;
     for (unsigned i = 0; i < nwrites; i++)
-        wrows[i] = writes[i] / g->row_bytes;
-    uint32_t r = busiest_group(g, rrows, nreads), w = busiest_group(g, wrows, nwrites);
+        rows[MAX_ACCESSES + i] = writes[i] / g->row_bytes;
+    unsigned nr = distinct(rows, nreads), nw = distinct(rows + MAX_ACCESSES, nwrites);
+    uint8_t count[MAX_BANKS] = {0}; /* at most 2 * MAX_ACCESSES per slot: fits */
+    uint32_t r = busiest(g, rows, nr, true, count), w = busiest(g, rows + MAX_ACCESSES, nw, true, count);
     uint32_t port = r > w ? r : w;
     /* Each bank serves one row per cycle, read or write: a bank that is read
      * and written in the same window needs more cycles than the group port
-     * alone (banks work in parallel, so only the busiest one counts). */
-    uint32_t per_bank[MAX_BANKS] = {0}, busiest_bank = 0;
-    for (unsigned i = 0; i < nreads + nwrites; i++) {
-        uint64_t row = i < nreads ? rrows[i] : wrows[i - nreads];
-        bool seen = false;
-        for (unsigned k = 0; k < i && !seen; k++) {
-            bool same_side = (k < nreads) == (i < nreads);
-            seen = same_side && (k < nreads ? rrows[k] : wrows[k - nreads]) == row;
-        }
-        if (seen)
-            continue;
-        uint32_t b = (uint32_t)(row % g->banks);
-        if (++per_bank[b] > busiest_bank)
-            busiest_bank = per_bank[b];
-    }
+     * alone (banks work in parallel, so only the busiest one counts).  A row
+     * both read and written counts twice. */
+    memmove(rows + nr, rows + MAX_ACCESSES, nw * sizeof *rows);
+    uint32_t busiest_bank = busiest(g, rows, nr + nw, false, count);
     c.bank_extra = busiest_bank > port ? busiest_bank - port : 0;
     c.group_extra = port > 1 ? port - 1 : 0;
     c.cycles = port + c.bank_extra;
