@@ -9,6 +9,7 @@ extern const dv_operator dv_op_matmul;
 extern const dv_operator dv_op_add;
 extern const dv_operator dv_op_relu;
 extern const dv_operator dv_op_softmax;
+extern const dv_operator dv_op_layernorm;
 
 
 
@@ -18,6 +19,7 @@ static const dv_operator *const operators[] = {
     &dv_op_add,
     &dv_op_relu,
     &dv_op_softmax,
+    &dv_op_layernorm,
 };
 
 unsigned dv_operator_count(void)

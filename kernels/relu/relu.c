@@ -26,6 +26,12 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = opc_split_vector(r, n, es, 4, &s, err);
     if (st != DV_OK)
         return st;
+    /* Blocks take whole L2 lines: a line split between two cores makes one
+     * wait for the other (same-address serialisation).  With fewer lines
+     * than blocks, the last blocks have nothing to do. */
+    s.per_block = opc_round_up(s.per_block, r->cfg->l2_line_bytes / es);
+    if (!r->blocks_request)
+        s.blocks = opc_ceil_div(n, s.per_block);
     const char *kernel =
         r->cfg->split ? (es == 2 ? "relu_f16_aiv" : "relu_f32_aiv") : (es == 2 ? "relu_f16" : "relu_f32");
     unsigned x, y;
@@ -67,9 +73,10 @@ const dv_operator dv_op_relu = {
     .dtypes = dtypes,
     .params = params,
     .tensors = "x[N] -> y[N] (each padded to 32 bytes in GM)",
-    .notes = "Block i takes per_block elements from i * per_block; tiles of up to 32 KiB per buffer, four UB "
-             "buffers (input and output queues, ping and pong), so MTE2 and MTE3 both stream. Inputs uniform in "
-             "[-1, 1); the check is exact.",
+    .notes =
+        "Block i takes per_block elements (whole L2 lines, so that no two cores share one) from i * "
+        "per_block; tiles of up to 32 KiB per buffer, four UB buffers (input and output queues, ping and "
+        "pong), so MTE2 and MTE3 both stream. Inputs uniform in [-1, 1); the check is exact.",
     .prepare = prepare,
     .check = check,
 };

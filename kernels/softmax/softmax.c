@@ -60,7 +60,18 @@ static uint64_t sm_fit(sm_tiling *s, uint64_t mode, uint64_t es, uint64_t ub, ui
     return 0;
 }
 
-static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, sm_tiling *s, dv_error *err)
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, sm_tiling *s,
+                         dv_error *err)
 {
     uint64_t ub = r->cfg->ub_bytes, rowb = cols * es;
     s->k = opc_ceil_div(cols, 64);
@@ -70,10 +81,17 @@ static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t e
      * least 32 bytes (softmax.dvs writes a block's last 32 bytes whole). */
     s->m = rowb % 32 == 0 ? 1 : opc_ceil_div(32, rowb);
     uint64_t cores = opc_vector_cores(r->cfg);
-    s->blocks = r->blocks_request ? r->blocks_request : opc_ceil_div(rows, s->m);
-    if (!r->blocks_request && s->blocks > cores)
-        s->blocks = cores;
-    s->per_block = opc_round_up(opc_ceil_div(rows, s->blocks), s->m);
+    s->blocks = r->blocks_request ? r->blocks_request : cores;
+    /* Blocks start on an L2 line when there are rows enough for every block
+     * to get whole lines, so that no two cores share a line (same-address
+     * serialisation); else on ceil(32 / row bytes) rows. */
+    uint64_t q = r->cfg->l2_line_bytes / gcd(rowb, r->cfg->l2_line_bytes); /* rows per whole lines */
+    q = q / gcd(q, s->m) * s->m;
+    if (opc_ceil_div(rows, q) < s->blocks)
+        q = s->m;
+    if (!r->blocks_request && s->blocks > opc_ceil_div(rows, q))
+        s->blocks = opc_ceil_div(rows, q);
+    s->per_block = opc_round_up(opc_ceil_div(rows, s->blocks), q);
     if (!r->blocks_request)
         s->blocks = opc_ceil_div(rows, s->per_block);
     /* About four tiles per block, so that loads and stores overlap compute,
@@ -81,10 +99,22 @@ static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t e
     uint64_t want = opc_round_up(opc_ceil_div(s->per_block, 4), s->m);
     uint64_t ncol = s->k <= SM_COL_MAX_K ? sm_fit(s, 0, es, ub, want) : 0;
     uint64_t nrow = sm_fit(s, 1, es, ub, want);
-    if (!nrow)
-        return dv_error_set(err, DV_ERR_INPUT, "softmax: C=%llu needs %llu bytes of UB for one row, the chip has %llu",
-                            (unsigned long long)cols, (unsigned long long)sm_layout(s, s->m, 1, es),
-                            (unsigned long long)ub);
+    if (!nrow) {
+        /* The widest row that fits, for the message. */
+        sm_tiling w = *s;
+        uint64_t need = sm_layout(s, s->m, 1, es), fits = 0;
+        w.m = 1;
+        for (w.k = s->k - 1; w.k && !fits; w.k--) {
+            w.p32 = w.k * 256;
+            w.pio = w.k * 64 * es;
+            fits = sm_layout(&w, 1, 1, es) <= ub ? w.k * 64 : 0;
+        }
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "softmax: C=%llu needs %llu bytes of UB for one row, the chip has %llu (C <= %llu fits)",
+            (unsigned long long)cols, (unsigned long long)need, (unsigned long long)ub,
+            (unsigned long long)fits);
+    }
     /* By column when that gives ops of at least k repeats, else by row. */
     if (ncol >= s->k)
         sm_layout(s, ncol, 0, es);
@@ -114,19 +144,20 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         (st = dv_opr_tensor_add(r, "y", true, bytes, &y, err)) != DV_OK)
         return st;
     dv_opr_fill(r, x, dt, rows * cols, -4, 4, 0);
-    uint64_t args[] = {r->t[x].addr, r->t[y].addr, rows, s.per_block, s.nr, cols, s.k, s.mode,
-                       s.buf0,       s.buf1,       s.work, s.t,        s.pb, s.rb};
+    uint64_t args[] = {r->t[x].addr, r->t[y].addr, rows,   s.per_block, s.nr, cols, s.k,
+                       s.mode,       s.buf0,       s.buf1, s.work,      s.t,  s.pb, s.rb};
     if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
         (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
         return st;
     /* Per element at least: max, subtract, exp, sum, scale (f32), plus the
      * two conversions of f16; x read once, y written once. */
     opc_vec_work(r, rows * cols, 4, es == 2 ? 7 : 5, (double)(rows * cols * es), (double)(rows * cols * es));
-    snprintf(r->tiling, sizeof r->tiling,
-             "%llu blocks of %llu rows, tiles of %llu rows by %s, %llu repeats per row, %s DMA, UB %llu of %llu",
-             (unsigned long long)s.blocks, (unsigned long long)s.per_block, (unsigned long long)s.nr,
-             s.mode ? "row" : "column", (unsigned long long)s.k, cols * es % 32 ? "per-row" : "one",
-             (unsigned long long)s.end, (unsigned long long)r->cfg->ub_bytes);
+    snprintf(
+        r->tiling, sizeof r->tiling,
+        "%llu blocks of %llu rows, tiles of %llu rows by %s, %llu repeats per row, %s DMA, UB %llu of %llu",
+        (unsigned long long)s.blocks, (unsigned long long)s.per_block, (unsigned long long)s.nr,
+        s.mode ? "row" : "column", (unsigned long long)s.k, cols * es % 32 ? "per-row" : "one",
+        (unsigned long long)s.end, (unsigned long long)r->cfg->ub_bytes);
     return DV_OK;
 }
 
@@ -161,20 +192,23 @@ static dv_status check(dv_opr_run *r, dv_error *err)
 
 const dv_operator dv_op_softmax = {
     .name = "softmax",
-    .summary = "row-wise softmax, y = exp(x - max) / sum exp(x - max) (CopyIn / Compute / CopyOut, double buffered)",
+    .summary =
+        "row-wise softmax, y = exp(x - max) / sum exp(x - max) (CopyIn / Compute / CopyOut, double buffered)",
     .variants = variants,
     .dtypes = dtypes,
     .params = params,
-    .tensors = "x[R,C] -> y[R,C] (rows dense, C elements apart; each tensor padded to 32 bytes plus 32 in GM)",
+    .tensors =
+        "x[R,C] -> y[R,C] (rows dense, C elements apart; each tensor padded to 32 bytes plus 32 in GM)",
     .notes =
-        "Block i takes per_block rows from i * per_block, in tiles of nr rows through two UB buffers; compute "
-        "in f32 (f16 converted in UB), each row padded to k = ceil(C/64) repeats with -inf. Tiles of many short "
-        "rows run by column (one op per 64-lane column over all rows), long rows by row. Rows of a multiple of "
-        "32 bytes move in one DMA per tile, others one DMA per row. Inputs uniform in [-4, 4). Tolerance: in "
-        "f32, x - max, exp (libm, < 1 ulp), the sum of at most k + 80 f32 additions (the column fold or "
-        "vcadd's 64 lanes, then the block reductions), 1 / sum by vdiv and the product each round, so "
-        "|y - ref| <= (|x - max| + k + 84) 2^-24 |ref|; f16 adds its output rounding, 2^-11 |ref| + 2^-25 "
-        "(half an f16 subnormal step).",
+        "Block i takes per_block rows from i * per_block, in tiles of nr rows through two UB buffers; "
+        "compute in f32 (f16 converted in UB), each row padded to k = ceil(C/64) repeats with -inf. Tiles of "
+        "many short rows run by column (one op per 64-lane column over all rows), long rows by row. Rows of "
+        "a multiple of 32 bytes move in one DMA per tile, others one DMA per row (a block's last 32 bytes "
+        "gathered by the Scalar unit); blocks start on an L2 line when R allows. A row of C = 16320 fits "
+        "every chip's UB. Inputs uniform in [-4, 4). Tolerance: in f32, x - max, exp (libm, < 1 ulp), the "
+        "sum of at most k + 80 f32 additions (the column fold or vcadd's 64 lanes, then the block "
+        "reductions), 1 / sum by vdiv and the product each round, so |y - ref| <= (|x - max| + k + 84) 2^-24 "
+        "|ref|; f16 adds its output rounding, 2^-11 |ref| + 2^-25 (half an f16 subnormal step).",
     .prepare = prepare,
     .check = check,
 };
