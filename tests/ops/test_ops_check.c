@@ -68,6 +68,41 @@ START_TEST(test_add)
 }
 END_TEST
 
+START_TEST(test_relu)
+{
+    static const char *const variants[] = {"db", NULL};
+    static const char *const dtypes[] = {"f16", "f32", NULL};
+    static const shape_case shapes[] = {
+        {"N=1", 0}, {"N=17", 0}, {"N=1000", 0}, {"N=65536", 1}, {"N=1000003", 0}, {"N=5000", 100},
+    };
+    check_all("relu", variants, dtypes, shapes, sizeof shapes / sizeof shapes[0]);
+}
+END_TEST
+
+/* Rows: one element, one tile, C not a multiple of 16, long rows (several
+ * repeats, two-level reductions), row bytes not a multiple of 32, more
+ * blocks than cores. */
+static const shape_case row_shapes[] = {
+    {"R=1,C=1", 0},     {"R=8,C=64", 0},     {"R=7,C=17", 0},    {"R=100,C=17", 0},
+    {"R=3,C=8192", 0},  {"R=200,C=1000", 0}, {"R=300,C=96", 100},
+};
+
+START_TEST(test_softmax)
+{
+    static const char *const variants[] = {"db", NULL};
+    static const char *const dtypes[] = {"f16", "f32", NULL};
+    check_all("softmax", variants, dtypes, row_shapes, sizeof row_shapes / sizeof row_shapes[0]);
+}
+END_TEST
+
+START_TEST(test_layernorm)
+{
+    static const char *const variants[] = {"db", NULL};
+    static const char *const dtypes[] = {"f16", "f32", NULL};
+    check_all("layernorm", variants, dtypes, row_shapes, sizeof row_shapes / sizeof row_shapes[0]);
+}
+END_TEST
+
 START_TEST(test_bad_requests)
 {
     /* shape out of range, unknown parameter, variant and dtype: DV_ERR_INPUT */
@@ -79,6 +114,8 @@ START_TEST(test_bad_requests)
     /* K so deep that even a 16-row A panel does not fit L1 */
     ck_assert_int_eq(op_run("matmul", "ascend910b", "db", NULL, "M=16,N=16,K=65000", 0, false).status,
                      DV_ERR_INPUT);
+    /* a layernorm row wider than UB holds with gamma and beta */
+    ck_assert_int_eq(op_run("layernorm", "ascend910b", NULL, "f32", "R=2,C=60000", 0, false).status, DV_ERR_INPUT);
 }
 END_TEST
 
@@ -90,6 +127,9 @@ int main(void)
     tcase_add_test(tc, test_matmul_float);
     tcase_add_test(tc, test_matmul_int8);
     tcase_add_test(tc, test_add);
+    tcase_add_test(tc, test_relu);
+    tcase_add_test(tc, test_softmax);
+    tcase_add_test(tc, test_layernorm);
     tcase_add_test(tc, test_bad_requests);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
