@@ -6,7 +6,8 @@
  * bytes per cycle) carries every GM byte, the HBM server
  * (memory.hbm_bytes_per_cycle) the line fills and write-backs.  A transfer
  * lasts at least until its bytes are through both.
- * Same-address serialisation (facts #38) is per line: a transfer moves its
+ * Same-address serialisation (facts #38) is per line: after its start-up
+ * (the DMA head and the GM latency, which hold no line) a transfer moves its
  * lines in order at its own rate, and a line another core is transferring is
  * busy until that core's copy of it is through; a transfer starts late
  * enough that none of its lines arrives before the line is free.  Two cores
@@ -85,11 +86,13 @@ static void l2_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void *
 }
 
 /* Same-address serialisation, line by line: offset is the transfer's bytes
- * before the current range, cpb its cycles per byte. */
+ * before the current range, lead its start-up cycles, cpb its cycles per
+ * byte once the bytes flow. */
 typedef struct owner_scan {
     uint64_t ready;  /* the earliest start at which every line is free when it is reached */
     uint64_t start;  /* set before the marking pass */
     uint64_t offset; /* bytes of the transfer before this range */
+    double lead;     /* cycles before the first byte moves */
     double cpb;      /* cycles per byte of this transfer */
 } owner_scan;
 
@@ -106,7 +109,7 @@ static void scan_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
     for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
         dv_gm_line *e = owner_slot(c, ln);
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
-        uint64_t lead = (uint64_t)((double)at * o->cpb);
+        uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
         if (e->line == ln + 1 && e->core != c->core_id && e->busy_until > lead &&
             e->busy_until - lead > o->ready)
             o->ready = e->busy_until - lead;
@@ -124,7 +127,7 @@ static void mark_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
         uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
         e->line = ln + 1;
         e->core = c->core_id;
-        e->busy_until = o->start + (uint64_t)((double)(o->offset + end) * o->cpb + 0.999);
+        e->busy_until = o->start + (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
     }
     o->offset += len;
 }
@@ -147,7 +150,11 @@ uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint
     }
     const dv_chip_config *cfg = c->cfg;
     uint64_t now = c->q->now, cycles = path_cycles, hbm_bytes = 0;
-    owner_scan o = {now, 0, 0, st->bytes ? (double)path_cycles / (double)st->bytes : 0};
+    /* The bytes flow at the path's rate; the rest of the transfer's cycles
+     * (DMA head, GM latency) come first and hold no line. */
+    double bw = (double)dv_path_bw(cfg, st->path), flow = bw > 0 ? (double)st->bytes / bw : 0;
+    double lead = (double)path_cycles > flow ? (double)path_cycles - flow : 0;
+    owner_scan o = {now, 0, 0, lead, st->bytes && bw > 0 ? 1.0 / bw : 0};
     if (c->gmsys->owners)
         for_each_range(c, op, st, scan_range, &o);
     if (o.ready > now) {
@@ -167,7 +174,9 @@ uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint
     if (c->gmsys->owners) {
         o.start = now;
         o.offset = 0;
-        o.cpb = st->bytes ? (double)(cycles - (now - c->q->now)) / (double)st->bytes : 0;
+        /* the actual duration may exceed the path's (shared L2 / HBM) */
+        double dur = (double)(cycles - (now - c->q->now));
+        o.cpb = st->bytes ? (dur > lead ? dur - lead : 0) / (double)st->bytes : 0;
         for_each_range(c, op, st, mark_range, &o);
     }
     return cycles;
