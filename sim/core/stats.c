@@ -86,7 +86,14 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
     /* Roofline: the least time each resource needs for the work done. */
     double bound = (double)s->cube_macs / peak_macs;
     const char *bound_by = "cube";
-    double vec = (double)s->vec_repeats * (double)cfg->vec_slope_b16;
+    /* Vector: every repeat takes at least the 16-bit slope; 32-bit lanes
+     * (64 a repeat) go at the 32-bit slope, 8-bit ones 256 a repeat. */
+    double lanes = (double)cfg->vec_repeat_bytes;
+    double vec = (double)s->vec_ops_32 / (lanes / 4) * (double)cfg->vec_slope_b32 +
+                 (double)s->vec_ops_16 / (lanes / 2) * (double)cfg->vec_slope_b16 +
+                 (double)s->vec_ops_8 / lanes * (double)cfg->vec_slope_b16;
+    if ((double)s->vec_repeats * (double)cfg->vec_slope_b16 > vec)
+        vec = (double)s->vec_repeats * (double)cfg->vec_slope_b16;
     if (vec > bound) {
         bound = vec;
         bound_by = "vector";
