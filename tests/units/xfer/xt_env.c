@@ -32,6 +32,7 @@ void xt_close(xt_env *e)
         if (k != DV_MEM_GM && e->mem[k].bytes)
             dv_mem_free(&e->mem[k]);
     dv_gm_destroy(e->gm);
+    free(e->ctx.scratch); /* the units' working memory (dv_unit_scratch) */
 }
 
 uint64_t xt_gm_alloc(xt_env *e, uint64_t len)
