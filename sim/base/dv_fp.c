@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include "dv_fp.h"
 
 #include <math.h>
@@ -96,4 +97,19 @@ uint16_t dv_f64_to_fp16(double d)
 uint16_t dv_f64_to_bf16(double d)
 {
     return dv_f32_to_bf16(f64_to_f32_odd(d));
+}
+
+static float fp16_table[65536];
+static pthread_once_t fp16_once = PTHREAD_ONCE_INIT;
+
+static void build_fp16_table(void)
+{
+    for (uint32_t h = 0; h < 65536; h++)
+        fp16_table[h] = dv_fp16_to_f32((uint16_t)h);
+}
+
+const float *dv_fp16_table(void)
+{
+    pthread_once(&fp16_once, build_fp16_table);
+    return fp16_table;
 }

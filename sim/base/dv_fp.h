@@ -9,6 +9,10 @@
 #include <stdint.h>
 
 float dv_fp16_to_f32(uint16_t h);
+/* All 65536 fp16 values as floats: table[h] == dv_fp16_to_f32(h).  Built
+ * on first use (thread-safe), read-only after: the fast paths of the Cube
+ * and the Vector unit convert whole operands through it. */
+const float *dv_fp16_table(void);
 uint16_t dv_f32_to_fp16(float f);
 float dv_bf16_to_f32(uint16_t b);
 uint16_t dv_f32_to_bf16(float f);

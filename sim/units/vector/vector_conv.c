@@ -8,6 +8,7 @@
 #include "vec_priv.h"
 
 #include <math.h>
+#include <string.h>
 
 double vec_round_int(double x, dv_round rnd)
 {
@@ -149,8 +150,54 @@ uint32_t vec_convert(double x, dv_dtype to, dv_round rnd)
     return to_int_sat(vec_round_int(x, rnd), to);
 }
 
+/* The fast path of vconv between f16/bf16 and f32 with every lane active:
+ * widening is exact, narrowing with rne is dv_f32_to_fp16 / _bf16 (one
+ * rounding of the exact value, as vec_convert does). */
+static bool exec_fast_conv(dv_unit_ctx *c, const vec_desc *d)
+{
+    bool widen = (d->from == DV_DT_F16 || d->from == DV_DT_BF16) && d->to == DV_DT_F32;
+    bool narrow = d->from == DV_DT_F32 && (d->to == DV_DT_F16 || d->to == DV_DT_BF16) && d->round == DV_RND_RNE;
+    if (d->op != DV_OP_VCONV || (!widen && !narrow) || d->nactive != d->lanes)
+        return false;
+    const float *f16 = dv_fp16_table();
+    float val[VEC_MAX_LANES];
+    unsigned per_src = VEC_BLOCK / d->src0.esize, per_dst = VEC_BLOCK / d->dst.esize;
+    for (unsigned r = 0; r < d->repeats; r++) {
+        for (unsigned b = 0; b < d->lanes / per_src; b++) {
+            const uint8_t *p = vec_ub(c, d->src0.base + ((uint64_t)r * d->src0.rep + (uint64_t)b * d->src0.blk) * VEC_BLOCK);
+            float *f = val + b * per_src;
+            if (narrow) {
+                memcpy(f, p, VEC_BLOCK); /* little-endian host */
+                continue;
+            }
+            for (unsigned e = 0; e < per_src; e++) {
+                uint16_t h = (uint16_t)(p[2 * e] | p[2 * e + 1] << 8);
+                f[e] = d->from == DV_DT_F16 ? f16[h] : dv_f32_from_bits((uint32_t)h << 16);
+            }
+        }
+        for (unsigned b = 0; b < d->lanes / per_dst; b++) {
+            uint8_t *p = vec_ub(c, d->dst.base + ((uint64_t)r * d->dst.rep + (uint64_t)b * d->dst.blk) * VEC_BLOCK);
+            const float *f = val + b * per_dst;
+            if (widen) {
+                memcpy(p, f, VEC_BLOCK);
+                continue;
+            }
+            for (unsigned e = 0; e < per_dst; e++) {
+                uint16_t h = isnan(f[e])            ? (uint16_t)vec_convert(f[e], d->to, DV_RND_RNE) /* NaN: as the slow path */
+                             : d->to == DV_DT_F16 ? dv_f32_to_fp16(f[e])
+                                                  : dv_f32_to_bf16(f[e]);
+                p[2 * e] = (uint8_t)h;
+                p[2 * e + 1] = (uint8_t)(h >> 8);
+            }
+        }
+    }
+    return true;
+}
+
 void vec_exec_conv(dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
 {
+    if (exec_fast_conv(c, d))
+        return;
     unsigned sf = dv_dtype_size(d->from), st = dv_dtype_size(d->to);
     float scale = dv_f32_from_bits((uint32_t)op->r[2]);
     int64_t offset = (int32_t)(uint32_t)(op->r[2] >> 32);

@@ -26,7 +26,6 @@
 #include "dv_fp.h"
 #include "xfer.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,27 +79,18 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     return cycles ? cycles : 1;
 }
 
-/* fp16 and bf16 to float through one table each, built once (read-only
- * after, so threads running simulations side by side share it). */
-static float f16_table[65536];
-static pthread_once_t f16_once = PTHREAD_ONCE_INIT;
-
-static void build_f16_table(void)
-{
-    for (uint32_t h = 0; h < 65536; h++)
-        f16_table[h] = dv_fp16_to_f32((uint16_t)h);
-}
-
-static float elem_f(const uint8_t *p, dv_dtype dt)
+/* fp16 through the shared table; bf16 is the top half of an f32. */
+static float elem_f(const uint8_t *p, dv_dtype dt, const float *f16)
 {
     uint16_t h = xf_ld16(p);
-    return dt == DV_DT_F16 ? f16_table[h] : dv_f32_from_bits((uint32_t)h << 16); /* bf16: the top half */
+    return dt == DV_DT_F16 ? f16[h] : dv_f32_from_bits((uint32_t)h << 16);
 }
 
 /* A as rows: a[R * kp + K] for the padded R < M1*16, K < K1*k0 (floats, or
  * s8/u8 as 32-bit integers in the same 4 bytes). */
 static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *out)
 {
+    const float *f16 = dv_fp16_table();
     uint64_t kp = s->k1 * s->k0, rows = s->m1 * XF_ROWS;
     float *af = out;
     uint32_t *ai = out;
@@ -109,7 +99,7 @@ static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *ou
             const uint8_t *p = a + ((r / XF_ROWS) * s->k1 + kk / s->k0) * s->fa +
                                ((r % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
             if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                af[r * kp + kk] = elem_f(p, dt);
+                af[r * kp + kk] = elem_f(p, dt, f16);
             else
                 ai[r * kp + kk] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
         }
@@ -119,6 +109,7 @@ static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *ou
  * contiguous vector for each K. */
 static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *out)
 {
+    const float *f16 = dv_fp16_table();
     uint64_t kp = s->k1 * s->k0, cols = s->n1 * XF_ROWS;
     float *bf = out;
     uint32_t *bi = out;
@@ -127,7 +118,7 @@ static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *ou
             const uint8_t *p = b + ((kk / s->k0) * s->n1 + nc / XF_ROWS) * s->fb +
                                ((nc % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
             if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                bf[kk * cols + nc] = elem_f(p, dt);
+                bf[kk * cols + nc] = elem_f(p, dt, f16);
             else
                 bi[kk * cols + nc] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
         }
@@ -241,7 +232,6 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
     if (!work)
         return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product", (unsigned long long)s.m,
                        (unsigned long long)s.k, (unsigned long long)s.n);
-    pthread_once(&f16_once, build_f16_table);
     mm_load_a(&s, a, dt, work);
     mm_load_b(&s, b, dt, work + abytes);
     if (is_float)
