@@ -11,7 +11,9 @@
  * registry.c.
  *
  * A run goes: dv_opr_create (parse, validate, prepare) -> dv_sim_run on
- * dv_opr_sim() -> dv_opr_check -> dv_opr_destroy. */
+ * dv_opr_sim() -> dv_opr_check -> dv_opr_destroy.  An operator whose run is
+ * several kernel launches in sequence (an unfused graph) declares
+ * next_launch and is run with dv_opr_run_launches() instead of dv_sim_run. */
 #ifndef DV_OPERATOR_H
 #define DV_OPERATOR_H
 
@@ -21,9 +23,10 @@
 #include <stdint.h>
 
 enum {
-    DV_OPR_MAX_PARAMS = 8,
+    DV_OPR_MAX_PARAMS = 16, /* conv2d has 13: N, C, H, W, Co, KH, KW, SH, SW, PH, PW, DH, DW */
     DV_OPR_MAX_TENSORS = 8,
     DV_OPR_MAX_INPUTS = 8, /* --input NAME=@FILE */
+    DV_OPR_MAX_LAUNCHES = 8,
 };
 
 typedef struct dv_opr_run dv_opr_run;
@@ -45,6 +48,14 @@ typedef struct dv_operator {
     dv_status (*prepare)(dv_opr_run *r, dv_error *err);
     dv_status (*check)(dv_opr_run *r, dv_error *err);
     void (*release)(dv_opr_run *r); /* frees r->state; may be NULL */
+    /* Extra launches (may be NULL: one launch).  An operator that runs
+     * several kernels in sequence, passing tensors through GM (an unfused
+     * conv2d -> bias add -> relu), sets r->launches in prepare(), which sets
+     * up launch 0.  dv_opr_run_launches() runs launch 0, then for each
+     * i >= 1 makes a fresh simulation of the same chip holding a copy of
+     * every GM tensor (at the same addresses) and calls next_launch(r, i)
+     * to load the kernel and set its arguments and block_dim there. */
+    dv_status (*next_launch)(dv_opr_run *r, unsigned i, dv_error *err);
 } dv_operator;
 
 /* What the user asked for. */
@@ -95,6 +106,16 @@ typedef struct dv_opr_roofline {
     double achieved;      /* bound_cycles / actual cycles, 0..1 */
 } dv_opr_roofline;
 
+/* One finished launch of a run, for the totals of a multi-launch run. */
+typedef struct dv_opr_launch {
+    char kernel[64];
+    uint64_t cycles;        /* core cycles (dv_run_result.cycles) */
+    uint64_t launch_cycles; /* the chip's launch overhead, not in cycles */
+    uint64_t block_dim;
+    unsigned ncores;
+    uint64_t gm_read, gm_write; /* bytes moved GM -> cores and cores -> GM, all cores */
+} dv_opr_launch;
+
 struct dv_opr_run {
     const dv_operator *op;
     const dv_chip_config *cfg;
@@ -112,6 +133,9 @@ struct dv_opr_run {
     dv_opr_work work;
     dv_opr_check check;
     void *state; /* the operator's own */
+    unsigned launches;  /* kernel launches of the run: 1 unless prepare() says more */
+    unsigned nlaunched; /* launches run so far (dv_opr_run_launches) */
+    dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
 };
 
 /* Registry (registry.c). */
@@ -128,6 +152,12 @@ int dv_operator_dtype_index(const dv_operator *op, const char *name);
 dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg, bool data,
                         dv_opr_run **out, dv_error *err);
 dv_sim *dv_opr_sim(dv_opr_run *r);
+/* Runs every launch of the run in order (one dv_sim_run each, see
+ * next_launch), stopping at the first that does not finish; res is the last
+ * launch's result and dv_opr_sim() its simulation.  r->launch[] records each
+ * launch's cycles and GM bytes; dv_opr_totals() sums them. */
+dv_status dv_opr_run_launches(dv_opr_run *r, uint64_t max_cycles, dv_run_result *res, dv_error *err);
+void dv_opr_totals(const dv_opr_run *r, dv_opr_launch *sum);
 /* Snapshots the inputs (call once, just before dv_sim_run). */
 dv_status dv_opr_before_run(dv_opr_run *r, dv_error *err);
 /* Compares the outputs with the reference into r->check (skipped when the

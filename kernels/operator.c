@@ -124,6 +124,7 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     r->data = data;
     r->seed = req->seed;
     r->blocks_request = req->blocks;
+    r->launches = 1;
     dv_status st = pick(op, "variant", op->variants, req->variant, &r->variant, err);
     if (st == DV_OK)
         st = pick(op, "dtype", op->dtypes, req->dtype, &r->dtype, err);
@@ -135,6 +136,10 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     }
     if (st == DV_OK)
         st = op->prepare(r, err);
+    if (st == DV_OK &&
+        (r->launches < 1 || r->launches > DV_OPR_MAX_LAUNCHES || (r->launches > 1 && !op->next_launch)))
+        st = dv_error_set(err, DV_ERR_INTERNAL, "%s: %u launches (1..%d, more than one needs next_launch)",
+                          op->name, r->launches, DV_OPR_MAX_LAUNCHES);
     for (unsigned i = 0; st == DV_OK && i < req->ninputs; i++)
         st = load_input_file(r, req->input_name[i], req->input_file[i], err);
     if (st != DV_OK) {
@@ -148,6 +153,83 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
 dv_sim *dv_opr_sim(dv_opr_run *r)
 {
     return r->sim;
+}
+
+/* The GM bytes a finished launch moved, over every core it used. */
+static void record_launch(dv_opr_run *r, const dv_run_result *res)
+{
+    dv_opr_launch *l = &r->launch[r->nlaunched++];
+    const dv_obj_kernel *k = dv_sim_kernel(r->sim);
+    *l = (dv_opr_launch){.cycles = res->cycles,
+                         .launch_cycles = res->launch_cycles,
+                         .block_dim = res->block_dim,
+                         .ncores = res->ncores};
+    snprintf(l->kernel, sizeof l->kernel, "%s", k ? k->name : "?");
+    for (unsigned i = 0; i < res->ncores; i++) {
+        const dv_core *c = dv_sim_core(r->sim, i);
+        if (!c)
+            continue;
+        l->gm_read += c->stats.path_bytes[DV_PATH_GM_L1] + c->stats.path_bytes[DV_PATH_GM_UB];
+        l->gm_write += c->stats.path_bytes[DV_PATH_UB_GM] + c->stats.path_bytes[DV_PATH_L0C_GM];
+    }
+}
+
+/* The next launch's simulation: the same chip, every tensor at the same GM
+ * address with the bytes the last launch left (a launch boundary passes
+ * nothing else on: the buffers, the L2 and the flags start afresh). */
+static dv_status next_sim(dv_opr_run *r, dv_error *err)
+{
+    dv_sim *s = dv_sim_create(r->cfg, r->data, err);
+    if (!s)
+        return err->status;
+    for (unsigned i = 0; i < r->ntensors; i++) {
+        uint64_t addr;
+        dv_status st = dv_gm_alloc(dv_sim_gm(s), r->t[i].bytes, &addr, err);
+        if (st == DV_OK && addr != r->t[i].addr)
+            st = dv_error_set(err, DV_ERR_INTERNAL, "%s: tensor %s moved in GM between launches", r->op->name,
+                              r->t[i].name);
+        if (st != DV_OK) {
+            dv_sim_destroy(s);
+            return st;
+        }
+        if (r->data) {
+            dv_access_fault f;
+            memcpy(dv_gm_span(dv_sim_gm(s), addr, r->t[i].bytes, &f), dv_opr_gm(r, i), (size_t)r->t[i].bytes);
+        }
+    }
+    /* The old simulation runs no more; its kernel object goes with the next
+     * dv_opr_use_kernel. */
+    dv_sim_destroy(r->sim);
+    r->sim = s;
+    return DV_OK;
+}
+
+dv_status dv_opr_run_launches(dv_opr_run *r, uint64_t max_cycles, dv_run_result *res, dv_error *err)
+{
+    for (unsigned i = r->nlaunched; i < r->launches; i++) {
+        dv_status st;
+        if (i > 0 && ((st = next_sim(r, err)) != DV_OK || (st = r->op->next_launch(r, i, err)) != DV_OK))
+            return st;
+        if ((st = dv_sim_run(r->sim, max_cycles, res, err)) != DV_OK)
+            return st;
+        record_launch(r, res);
+        if (res->stop != DV_STOP_DONE)
+            break;
+    }
+    return DV_OK;
+}
+
+void dv_opr_totals(const dv_opr_run *r, dv_opr_launch *sum)
+{
+    *sum = (dv_opr_launch){.block_dim = 0};
+    snprintf(sum->kernel, sizeof sum->kernel, "%u launch%s", r->nlaunched, r->nlaunched == 1 ? "" : "es");
+    for (unsigned i = 0; i < r->nlaunched; i++) {
+        sum->cycles += r->launch[i].cycles;
+        sum->launch_cycles += r->launch[i].launch_cycles;
+        sum->gm_read += r->launch[i].gm_read;
+        sum->gm_write += r->launch[i].gm_write;
+        sum->block_dim += r->launch[i].block_dim;
+    }
 }
 
 dv_status dv_opr_before_run(dv_opr_run *r, dv_error *err)
@@ -265,8 +347,11 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
         .vec_cycles = w->vec_cycles / cores,
         .read_cycles = rbw > 0 ? w->read_bytes / rbw : 0,
         .write_cycles = wbw > 0 ? w->write_bytes / wbw : 0,
-        /* Reads only: the write-back L2 absorbs the outputs (memory.l2_*). */
-        .hbm_cycles = w->read_bytes / (double)cfg->hbm_bytes_per_cycle,
+        /* Reads, and the outputs the write-back L2 cannot keep
+         * (memory.l2_bytes): those go on to HBM while the run lasts. */
+        .hbm_cycles = (w->read_bytes + (w->write_bytes > (double)cfg->l2_bytes ? w->write_bytes - (double)cfg->l2_bytes
+                                                                                : 0)) /
+                      (double)cfg->hbm_bytes_per_cycle,
     };
     struct {
         double c;

@@ -39,6 +39,11 @@ int cmd_bench(int argc, char **argv);
 void cmd_bench_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
+/* dvsim viz: dvsim run with the SDL window (viz/) taking over the run. */
+int cmd_viz(int argc, char **argv);
+void cmd_viz_help(FILE *out);
+struct cli_run_hooks;
+int cmd_run_with(int argc, char **argv, const struct cli_run_hooks *hooks);
 
 /* Prints "dvsim: message" to stderr and returns the exit code of the status. */
 int cli_fail(const dv_error *err);

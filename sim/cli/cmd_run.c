@@ -8,6 +8,7 @@
 #include "dv_operator.h"
 #include "dv_stats.h"
 #include "run_report.h"
+#include "run_trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -62,9 +63,14 @@ void cmd_run_help(FILE *out)
         "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
         "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
         "  --metrics GROUP        print an msprof metric group\n"
+        , out);
+    run_trace_help(out);
+    fputs(
         "\n"
         "Exit: 0 the run ended (and the check passed); 1 it faulted, deadlocked, hit the cycle limit\n"
-        "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input.\n"
+        "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input;\n"
+        "130 interrupted (Ctrl-C: the run stops at the next event, the outputs and the trace are\n"
+        "completed).\n"
         , out);
 }
 
@@ -216,6 +222,7 @@ typedef struct run_opts {
     uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
     const char *variant, *dtype, *shape;
     bool json, data;
+    run_trace_opts trace; /* --trace, --trace-window, --trace-period */
 } run_opts;
 
 static int add_binding(const char *opt, char *kv, binding *list, int *count)
@@ -240,7 +247,12 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
-        int rc = 0;
+        int rc = run_trace_option(argc, argv, &i, &o->trace);
+        if (rc > 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        rc = 0;
         if (strcmp(a, "--json") == 0)
             o->json = true;
         else if (strcmp(a, "--no-data") == 0)
@@ -411,6 +423,18 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
         printf("check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
                (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
                c->max_abs);
+    dv_opr_launch sum;
+    dv_opr_totals(r, &sum);
+    if (r->nlaunched > 1) {
+        printf("launches:");
+        for (unsigned i = 0; i < r->nlaunched; i++)
+            printf("%s %s %llu cycles", i ? "," : "", r->launch[i].kernel, (unsigned long long)r->launch[i].cycles);
+        printf("\n");
+    }
+    printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
+           sum.kernel, (unsigned long long)sum.cycles, (unsigned long long)sum.launch_cycles,
+           (unsigned long long)(sum.gm_read + sum.gm_write), (unsigned long long)sum.gm_read,
+           (unsigned long long)sum.gm_write);
     dv_opr_roofline rl;
     dv_opr_roofline_of(r, res, &rl);
     printf("operator roofline on %u core%s: cube %.0f, vector %.0f, %s %.0f, %s %.0f, HBM %.0f cycles;\n"
@@ -434,6 +458,14 @@ static void add_operator_stats(const dv_opr_run *r, const dv_run_result *res, dv
     dv_stats_add(l, "", "largest absolute error", c->max_abs, false, "op.max_abs_err");
     dv_stats_add(l, "", "largest relative error", c->max_rel, false, "op.max_rel_err");
     dv_stats_add(l, "blocks", "block_dim chosen by the tiling", (double)r->block_dim, true, "op.block_dim");
+    dv_opr_launch sum;
+    dv_opr_totals(r, &sum);
+    dv_stats_add(l, "launches", "kernel launches of the operator run", (double)r->nlaunched, true, "op.launches");
+    dv_stats_add(l, "cycles", "core cycles summed over the launches", (double)sum.cycles, true, "op.total_cycles");
+    dv_stats_add(l, "bytes", "GM -> core bytes summed over the launches", (double)sum.gm_read, true,
+                 "op.gm_read_bytes");
+    dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)sum.gm_write, true,
+                 "op.gm_write_bytes");
     dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", rl.bound_cycles, false,
                  "op.roofline.bound_cycles");
     dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * rl.achieved, false,
@@ -488,6 +520,27 @@ static int write_dumps(const run_opts *o, dv_sim *sim, const dv_opr_run *opr, co
 
 int cmd_run(int argc, char **argv)
 {
+    return cmd_run_with(argc, argv, NULL);
+}
+
+/* What runs, in words, for the trace and the viz window. */
+static void run_title(const run_opts *o, const dv_opr_run *opr, dv_sim *sim, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (opr) {
+        n = (size_t)snprintf(buf, size, "%s %s %s ", opr->op->name, dv_opr_variant(opr), dv_opr_dtype(opr));
+        for (unsigned i = 0; opr->op->params[i].name && n < size; i++)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s=%llu", i ? "," : "", opr->op->params[i].name,
+                                  (unsigned long long)opr->p[i]);
+    } else {
+        n = (size_t)snprintf(buf, size, "%s (%s)", dv_sim_kernel(sim)->name, o->path);
+    }
+    if (n < size)
+        snprintf(buf + n, size - n, " on %s", dv_sim_config(sim)->name);
+}
+
+int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
+{
     run_opts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc)
@@ -532,11 +585,46 @@ int cmd_run(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    if (opr && opr->launches > 1 && o.pmu) {
+        rc = cli_usage_error("run", "--pmu follows one launch; %s runs %u (variant %s)", op->name, opr->launches,
+                             dv_opr_variant(opr));
+        goto done;
+    }
+    run_trace rt;
+    memset(&rt, 0, sizeof rt);
+    char title[256];
+    run_title(&o, opr, sim, title, sizeof title);
+    if (hooks && o.trace.path) {
+        rc = cli_usage_error(hooks->cmd, "the window replaces the trace: use dvsim run --trace");
+        goto done;
+    }
+    if (opr && opr->launches > 1 && (o.trace.path || hooks)) {
+        /* the trace and the window follow one simulation */
+        rc = cli_usage_error(hooks ? hooks->cmd : "run", "%s follows one launch; %s runs %u (variant %s)",
+                             hooks ? "dvsim viz" : "--trace", op->name, opr->launches, dv_opr_variant(opr));
+        goto done;
+    }
+    if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rt, &o.trace, sim, title)) != 0)
+        goto done;
+    if (hooks && (rc = hooks->before(hooks->user, sim, title)) != 0) {
+        run_trace_end(&rt, NULL, true);
+        goto done;
+    }
     dv_run_result res;
-    if (dv_sim_run(sim, o.max_cycles, &res, &err) != DV_OK) {
+    /* An operator may run several launches (dv_operator.next_launch): the
+     * report is of the last one, the operator section sums them all. */
+    if ((opr ? dv_opr_run_launches(opr, o.max_cycles, &res, &err) : dv_sim_run(sim, o.max_cycles, &res, &err)) !=
+        DV_OK) {
+        run_trace_end(&rt, NULL, true);
         rc = cli_fail(&err);
         goto done;
     }
+    if ((rc = run_trace_end(&rt, &res, o.json)) != 0)
+        goto done;
+    if (hooks && hooks->after && (rc = hooks->after(hooks->user, sim, &res)) != 0)
+        goto done;
+    if (opr)
+        sim = dv_opr_sim(opr);
     if (opr && res.stop == DV_STOP_DONE && dv_opr_check_outputs(opr, &err) != DV_OK) {
         rc = cli_fail(&err);
         goto done;
@@ -570,10 +658,13 @@ int cmd_run(int argc, char **argv)
         if (!rc)
             rc = prc;
     }
-    if (res.stop != DV_STOP_DONE) {
+    if (res.stop == DV_STOP_INTERRUPTED && hooks && !run_trace_sigint()) {
+        /* the window was closed (or its frames were drawn): a normal end */
+        fprintf(stderr, "dvsim %s: %s\n", hooks->cmd, res.message);
+    } else if (res.stop != DV_STOP_DONE) {
         fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
         if (!rc)
-            rc = 1;
+            rc = res.stop == DV_STOP_INTERRUPTED ? 130 : 1;
     } else if (opr && opr->check.mismatches) {
         fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
                 op->name, (unsigned long long)opr->check.mismatches, (unsigned long long)opr->check.compared);

@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"disasm", "list an ELF kernel object as assembly with addresses, encodings and source lines", cmd_disasm,
      cmd_disasm_help},
     {"run", "simulate an operator or a kernel and report where the cycles went", cmd_run, cmd_run_help},
+    {"viz", "run with a live window of the pipes (SDL2), or render its frames to PNG", cmd_viz, cmd_viz_help},
     {"ops", "list the operators (their variants, dtypes and shape parameters)", cmd_ops, cmd_ops_help},
     {"bench", "measure the simulator's own speed on fixed workloads, next to the host's GEMM rate", cmd_bench,
      cmd_bench_help},
@@ -36,7 +37,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\n'dvsim COMMAND --help' describes a command.  Exit codes: 0 ok, 1 check failed, 64 usage,\n"
-            "65 bad input data, 66 missing input, 70 internal error, 74 I/O error, 78 bad config.\n");
+            "65 bad input data, 66 missing input, 70 internal error, 74 I/O error, 78 bad config,\n"
+            "130 interrupted (Ctrl-C).\n");
 }
 
 int main(int argc, char **argv)

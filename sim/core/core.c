@@ -9,8 +9,9 @@
 
 const char *dv_stop_name(dv_stop s)
 {
-    static const char *const names[] = {"running", "done", "guest fault", "deadlock", "cycle limit"};
-    return (unsigned)s <= DV_STOP_LIMIT ? names[s] : "?";
+    static const char *const names[] = {"running",  "done",        "guest fault",
+                                        "deadlock", "cycle limit", "interrupted"};
+    return (unsigned)s <= DV_STOP_INTERRUPTED ? names[s] : "?";
 }
 
 void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio)
@@ -18,6 +19,7 @@ void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio)
     dv_error err;
     if (dv_evq_schedule(c->q, ev, cycle, prio, &err) != DV_OK) {
         c->stop = DV_STOP_FAULT;
+        core_stop_changed(c);
         snprintf(c->stop_msg, sizeof c->stop_msg, "internal: %s", err.msg);
     }
 }
@@ -49,6 +51,7 @@ void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     c->stop = DV_STOP_FAULT;
+    core_stop_changed(c);
     c->end_cycle = c->q->now;
     snprintf(c->stop_msg, sizeof c->stop_msg, "core %llu, pipe %s, pc 0x%llx (%s), cycle %llu: %s",
              (unsigned long long)c->core_id, dv_pipe_trace_name(pipe), (unsigned long long)pc,
@@ -151,6 +154,7 @@ void core_check_drained(dv_core *c)
     }
     if (c->ended) {
         c->stop = DV_STOP_DONE;
+        core_stop_changed(c);
         c->end_cycle = c->q->now;
         c->active_cycles += c->q->now - c->block_start;
         c->blocks_run++;
@@ -180,6 +184,8 @@ dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim
     memset(&c->pmu, 0, sizeof c->pmu); /* each block programs its own counters */
     for (int i = 0; i < DV_PIPE_COUNT; i++)
         c->pipes[i].has_run = false;
+    if (c->trace && c->trace->block)
+        c->trace->block(c->trace->user, c->net_index, block_idx, cycle);
     return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);
 }
 
@@ -188,6 +194,7 @@ void dv_core_diagnose_deadlock(dv_core *c)
     if (c->stop != DV_STOP_NONE)
         return;
     c->stop = DV_STOP_DEADLOCK;
+    core_stop_changed(c);
     c->end_cycle = c->q->now;
     size_t n = (size_t)snprintf(c->stop_msg, sizeof c->stop_msg,
                                 "core %llu deadlocked at cycle %llu:", (unsigned long long)c->core_id,
@@ -273,12 +280,8 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->text_ok = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text_ok);
     if (!c->text || !c->text_ok)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < c->ninsns; i++) {
-        uint64_t w = 0;
-        for (int b = 0; b < 8; b++)
-            w |= (uint64_t)obj->text[i * 8 + (size_t)b] << (8 * b);
-        c->text_ok[i] = dv_isa_decode(w, &c->text[i], NULL) == DV_OK;
-    }
+    /* Words are decoded on first fetch (core_scalar.c): a launch of many
+     * cores would otherwise decode every kernel of the object once per core. */
     c->core_type = kind;
     c->sub_dim = 1;
     dv_status st = init_buffers(c, cfg, kind, err);

@@ -35,7 +35,25 @@ bool core_pmu_read(dv_core *c, unsigned csr, uint64_t *v);
 bool core_pmu_write(dv_core *c, unsigned csr, uint64_t v, char *why, size_t size);
 /* Finishes the core or releases a pipe_barrier once every pipe is empty. */
 void core_check_drained(dv_core *c);
+/* Tracing hooks (core_trace.c, dv_trace.h); call only when c->trace is set.
+ * core_trace_buffers snapshots the L0A/L0B/L0C/UB byte counters before
+ * core_account so that core_trace_unit can report what the instruction
+ * touched. */
+void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc,
+                     uint64_t start, uint64_t end);
+void core_trace_buffers(const dv_core *c, uint64_t snap[4]);
+void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stats *st, uint64_t cycles,
+                     const uint64_t before[4]);
+void core_trace_flag(dv_core *c, dv_trace_flag_kind kind, dv_pipe lane, const dv_insn *in, uint64_t pc);
+void core_trace_stall(dv_core *c, dv_trace_stall_kind kind, dv_pipe pipe, unsigned id, uint64_t start);
 /* "file.dvs:12" for pc, or "" */
 const char *core_source_of(const dv_core *c, uint64_t pc, char *buf, size_t size);
+
+/* Tells the launch that c->stop changed (it rescans its cores then). */
+static inline void core_stop_changed(dv_core *c)
+{
+    if (c->stop_seq)
+        ++*c->stop_seq;
+}
 
 #endif

@@ -82,6 +82,8 @@ static void pop(dv_core *c, dv_pipe_state *p)
     p->head = (p->head + 1) % p->depth;
     p->count--;
     if (c->stalled_on == (int)p->id) {
+        if (c->trace)
+            core_trace_stall(c, DV_TRACE_STALL_QUEUE_FULL, p->id, 0, c->stall_since);
         c->stats.pipe[p->id].full_cycles += c->q->now - c->stall_since;
         c->stalled_on = -1;
         core_wake_scalar(c);
@@ -142,11 +144,17 @@ void core_pipe_event(dv_event *ev, void *ctx)
                 }
                 return; /* the matching set reschedules this pipe */
             }
+            uint64_t since = p->waiting ? p->wait_since : c->q->now;
             if (p->waiting) {
                 c->stats.pipe[p->id].wait_cycles += c->q->now - p->wait_since;
                 p->waiting = false;
             }
             c->stats.pipe[p->id].insns++;
+            if (c->trace) {
+                core_trace_insn(c, p->id, in, op, op->pc, since, c->q->now);
+                dv_trace_flag_kind k = in->op == DV_OP_WAIT_FLAG ? DV_TRACE_FLAG_WAIT : DV_TRACE_CC_WAIT;
+                core_trace_flag(c, k, p->id, in, op->pc);
+            }
             pop(c, p);
             continue;
         }
@@ -158,6 +166,11 @@ void core_pipe_event(dv_event *ev, void *ctx)
             if (c->stop != DV_STOP_NONE)
                 return;
             c->stats.pipe[p->id].insns++;
+            if (c->trace) {
+                core_trace_insn(c, p->id, in, op, op->pc, c->q->now, c->q->now);
+                dv_trace_flag_kind k = in->op == DV_OP_SET_FLAG ? DV_TRACE_FLAG_SET : DV_TRACE_CC_SET;
+                core_trace_flag(c, k, p->id, in, op->pc);
+            }
             pop(c, p);
             continue;
         }
@@ -169,11 +182,16 @@ void core_pipe_event(dv_event *ev, void *ctx)
         else
             cycles =
                 core_gm_access(c, op, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
+        uint64_t before[4];
+        if (c->trace)
+            core_trace_buffers(c, before);
         core_account(c, op, &st, cycles);
         p->cur = *op;
         p->busy = true;
         p->busy_since = c->q->now;
         c->stats.pipe[p->id].insns++;
+        if (c->trace)
+            core_trace_unit(c, p->id, op, &st, cycles, before);
         pop(c, p);
         core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
         return;

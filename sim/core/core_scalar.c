@@ -233,6 +233,8 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
     if (pipe == DV_PIPE_S) {
         if (in->op == DV_OP_SET_FLAG) { /* the scalar work before it is done */
             core_set_flag(c, in);
+            if (c->trace)
+                core_trace_flag(c, DV_TRACE_FLAG_SET, DV_PIPE_S, in, c->pc);
         } else if (in->op == DV_OP_WAIT_FLAG) {
             uint8_t *f = &c->flags[in->f[DV_F_SRC]][DV_PIPE_S][in->f[DV_F_ID]];
             if (!*f) {
@@ -242,6 +244,12 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
                 return false; /* retried when the flag is set */
             }
             *f = 0;
+            if (c->trace) {
+                if (c->scalar_flag_wait >= 0)
+                    core_trace_stall(c, DV_TRACE_STALL_FLAG, (dv_pipe)in->f[DV_F_SRC],
+                                     (unsigned)in->f[DV_F_ID], c->scalar_wait_since);
+                core_trace_flag(c, DV_TRACE_FLAG_WAIT, DV_PIPE_S, in, c->pc);
+            }
             if (c->scalar_flag_wait >= 0)
                 c->stats.pipe[DV_PIPE_S].wait_cycles += c->q->now - c->scalar_wait_since;
             c->scalar_flag_wait = -1;
@@ -255,6 +263,8 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
             c->barrier_wait = true;
             return false;
         }
+        if (c->barrier_wait && c->trace)
+            core_trace_stall(c, DV_TRACE_STALL_BARRIER, DV_PIPE_ALL, 0, c->scalar_wait_since);
         if (c->barrier_wait)
             c->stats.pipe[DV_PIPE_S].wait_cycles += c->q->now - c->scalar_wait_since;
         c->barrier_wait = false;
@@ -287,6 +297,12 @@ void core_scalar_event(dv_event *ev, void *ctx)
         return;
     }
     if (!c->text_ok[idx]) {
+        uint64_t w = 0;
+        for (int b = 0; b < 8; b++)
+            w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
+        c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? 1 : 2;
+    }
+    if (c->text_ok[idx] != 1) {
         core_fault(c, DV_PIPE_S, c->pc, "illegal instruction");
         return;
     }
@@ -310,6 +326,8 @@ void core_scalar_event(dv_event *ev, void *ctx)
     }
     c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
     c->stats.pipe[DV_PIPE_S].insns++;
+    if (c->trace)
+        core_trace_insn(c, DV_PIPE_S, in, NULL, c->pc, c->q->now, c->q->now + lat);
     c->instret++;
     c->pc = next;
     core_schedule(c, &c->scalar_ev, c->q->now + lat, DV_PRIO_SCALAR);

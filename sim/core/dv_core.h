@@ -16,6 +16,7 @@
 #include "dv_evq.h"
 #include "dv_l2.h"
 #include "dv_obj.h"
+#include "dv_trace.h"
 #include "dv_unit.h"
 
 #include <stdbool.h>
@@ -29,6 +30,7 @@ typedef enum dv_stop {
     DV_STOP_FAULT,    /* guest fault: out of range, misaligned, illegal, bad parameter */
     DV_STOP_DEADLOCK, /* every pipe waits and nothing is in flight */
     DV_STOP_LIMIT,    /* the cycle limit was reached */
+    DV_STOP_INTERRUPTED, /* the host asked the run to stop (dv_sim_interrupt, Ctrl-C) */
 } dv_stop;
 
 const char *dv_stop_name(dv_stop s);
@@ -65,7 +67,7 @@ typedef struct dv_core_stats {
 typedef struct dv_gm_line {
     uint64_t line; /* line number + 1; 0 = empty */
     uint64_t core;
-    uint64_t busy_until;
+    uint64_t busy_from, busy_until; /* the cycles the line is being transferred */
 } dv_gm_line;
 enum { DV_GM_OWNER_SLOTS = 65536 };
 
@@ -109,8 +111,9 @@ typedef struct dv_core {
     const dv_chip_config *cfg;
     dv_evq *q;
     const dv_obj *obj;
-    dv_insn *text; /* predecoded .text */
-    bool *text_ok; /* false where a word does not decode */
+    dv_insn *text;     /* .text, decoded on first fetch */
+    uint8_t *text_ok;  /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
+    uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
     size_t ninsns;
     uint64_t regs[DV_NUM_REGS];
     uint64_t pc;
@@ -149,6 +152,7 @@ typedef struct dv_core {
     uint64_t fmatrix;
     dv_unit_ctx ctx;
     dv_pmu pmu;
+    const dv_trace_sink *trace; /* NULL: no tracer (dv_trace.h); set by dv_sim */
     /* outcome */
     dv_stop stop;
     uint64_t end_cycle;

@@ -10,6 +10,9 @@
 #define DV_SIM_H
 
 #include "dv_core.h"
+#include "dv_trace.h"
+
+#include <signal.h>
 
 typedef struct dv_sim dv_sim;
 
@@ -38,8 +41,50 @@ dv_status dv_sim_set_arg(dv_sim *s, unsigned index, uint64_t value, dv_error *er
 /* Number of blocks to launch (default 1). */
 dv_status dv_sim_set_blocks(dv_sim *s, uint64_t block_dim, dv_error *err);
 /* Runs until every block ends, a core faults or deadlocks, or max_cycles
- * (0: no limit). */
+ * (0: no limit).  The same as dv_sim_start, dv_sim_advance(s, UINT64_MAX),
+ * dv_sim_finish. */
 dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_error *err);
+
+/* Incremental runs, for a front end that does other work between slices of
+ * simulated time (the viz window draws a frame).  The events fired and
+ * their order are exactly those of dv_sim_run: a run cut into slices gives
+ * the same cycles, statistics and trace.
+ *   dv_sim_start   sets the launch up (cores, first blocks, samplers);
+ *   dv_sim_advance fires every event at or before cycle `until` and returns
+ *                  true while the run goes on (false: it has ended, see
+ *                  dv_sim_finish); DV_ERR_NOMEM in *err when it fails;
+ *   dv_sim_finish  closes the statistics and fills res (also after an
+ *                  interrupted or unfinished run: the cores still running
+ *                  stop as DV_STOP_INTERRUPTED at the current cycle).
+ * dv_sim_now is the cycle of the last event fired, dv_sim_next_cycle that of
+ * the next one (UINT64_MAX if none); dv_sim_ncores the cores of the launch
+ * (0 before dv_sim_start). */
+dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err);
+bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err);
+dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err);
+uint64_t dv_sim_now(const dv_sim *s);
+uint64_t dv_sim_next_cycle(const dv_sim *s);
+unsigned dv_sim_ncores(const dv_sim *s);
+/* Stops the run at the next event boundary with DV_STOP_INTERRUPTED (at the
+ * cycle of the last event, or the end of the last slice advanced through if
+ * that is later).
+ * `flag` (may be NULL) is polled between events: a signal handler may set
+ * it (the library installs no handler); dv_sim_interrupt asks directly. */
+void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag);
+void dv_sim_interrupt(dv_sim *s);
+/* A tracer or visualiser (dv_trace.h), attached before dv_sim_start; the
+ * sink must outlive the run.  NULL detaches. */
+void dv_sim_attach_trace(dv_sim *s, const dv_trace_sink *sink);
+/* For a front end that needs control while someone else calls dv_sim_run
+ * (an operator's launches): with a pacer, dv_sim_run fires the events up to
+ * the cycle pace() returns, calls it again, and so on until the run ends.
+ * pace() may draw, wait for input (pausing the run), call dv_sim_interrupt,
+ * or return UINT64_MAX to let the run go to its end; it should return a
+ * later cycle each time (dv_sim_now does not move over a slice that holds no
+ * event).  The slices change nothing in the simulation.  Without a pacer dv_sim_run runs straight
+ * through. */
+typedef uint64_t (*dv_sim_pace_fn)(void *user, dv_sim *s);
+void dv_sim_set_pacer(dv_sim *s, dv_sim_pace_fn pace, void *user);
 /* Host-side counters (dv_perf.h) attach themselves here; one at a time. */
 struct dv_perf;
 void dv_sim_attach_perf(dv_sim *s, struct dv_perf *p);

@@ -18,6 +18,7 @@ struct dv_sim {
     uint64_t block_dim, next_block;
     dv_core *cores;
     unsigned ncores, ninit;
+    uint64_t stop_seq; /* bumped by a core whenever its stop changes */
     unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
     dv_cc_net cc;
     dv_core **core_ptrs;
@@ -25,6 +26,16 @@ struct dv_sim {
     dv_event sampler; /* the host counters' sampling clock */
     bool ran;
     dv_status start_err;
+    /* incremental runs (dv_sim_start / advance / finish) */
+    uint64_t max_cycles;
+    bool running;      /* started, not yet ended */
+    dv_core *stopped;  /* the first core that stopped the run */
+    const volatile sig_atomic_t *interrupt_flag;
+    bool interrupt;    /* dv_sim_interrupt */
+    uint64_t horizon;  /* the end of the last slice dv_sim_advance went through */
+    const dv_trace_sink *trace;
+    dv_sim_pace_fn pace; /* dv_sim_set_pacer */
+    void *pace_user;
 };
 
 dv_sim *dv_sim_create(const dv_chip_config *cfg, bool data, dv_error *err)
@@ -215,13 +226,14 @@ static void place(const dv_sim *s, unsigned i, dv_core_kind *kind, unsigned *gro
     }
 }
 
-dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_error *err)
+dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
 {
     if (!s->kernel)
         return dv_error_set(err, DV_ERR_USAGE, "no kernel loaded");
     if (s->ran)
         return dv_error_set(err, DV_ERR_USAGE, "this simulation has already run");
     s->ran = true;
+    s->max_cycles = max_cycles;
     unsigned groups;
     plan(s, &groups, &s->group_size);
     s->ncores = groups * s->group_size;
@@ -261,8 +273,12 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         c->gmsys = &s->gmsys;
         c->on_done = on_block_done;
         c->on_done_user = s;
+        c->stop_seq = &s->stop_seq;
+        c->trace = s->trace;
         s->core_ptrs[i] = c;
     }
+    if (s->trace && s->trace->launch)
+        s->trace->launch(s->trace->user, s);
     for (unsigned g = 0; g < groups; g++) {
         dv_status st = start_group(s, g, s->next_block++, 0, err);
         if (st != DV_OK)
@@ -279,17 +295,60 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
                 return st;
         }
     }
-    dv_core *stopped = NULL;
+    s->running = true;
+    return DV_OK;
+}
+
+/* Stops every core still running with `why` at the cycle `at`. */
+static void stop_running(dv_sim *s, dv_stop why, uint64_t at)
+{
+    for (unsigned i = 0; i < s->ncores; i++) {
+        dv_core *c = &s->cores[i];
+        if (c->stop != DV_STOP_NONE)
+            continue;
+        c->stop = why;
+        c->end_cycle = at;
+        if (why == DV_STOP_LIMIT)
+            snprintf(c->stop_msg, sizeof c->stop_msg, "stopped at the cycle limit %llu (core %u, pc 0x%llx)",
+                     (unsigned long long)at, i, (unsigned long long)c->pc);
+        else
+            snprintf(c->stop_msg, sizeof c->stop_msg, "interrupted at cycle %llu (core %u, pc 0x%llx)",
+                     (unsigned long long)at, i, (unsigned long long)c->pc);
+        if (!s->stopped)
+            s->stopped = c;
+    }
+}
+
+/* The cycle the run has reached: its last event, or the end of the last
+ * slice it was advanced through without events. */
+static uint64_t reached(const dv_sim *s)
+{
+    return s->horizon > s->q.now ? s->horizon : s->q.now;
+}
+
+bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
+{
+    if (!s->running)
+        return false;
+    uint64_t seen = s->stop_seq - 1; /* scan once on entry */
     for (;;) {
-        unsigned done = 0;
-        for (unsigned i = 0; i < s->ncores && !stopped; i++) {
-            dv_stop st = s->cores[i].stop;
-            if (st == DV_STOP_DONE)
-                done++;
-            else if (st != DV_STOP_NONE)
-                stopped = &s->cores[i];
+        /* The cores are scanned only after one of them changed its outcome
+         * (core_stop_changed bumps stop_seq): a scan after every event would
+         * cost O(cores) per simulated instruction. */
+        if (seen != s->stop_seq) {
+            seen = s->stop_seq;
+            unsigned done = 0;
+            for (unsigned i = 0; i < s->ncores && !s->stopped; i++) {
+                dv_stop st = s->cores[i].stop;
+                if (st == DV_STOP_DONE)
+                    done++;
+                else if (st != DV_STOP_NONE)
+                    s->stopped = &s->cores[i];
+            }
+            if (s->stopped || done == s->ncores)
+                break;
         }
-        if (stopped || done == s->ncores || s->start_err)
+        if (s->start_err)
             break;
         uint64_t next = dv_evq_next_cycle(&s->q);
         /* the sampling clock alone does not keep a run alive */
@@ -299,31 +358,44 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
             for (unsigned i = 0; i < s->ncores; i++) {
                 if (s->cores[i].stop == DV_STOP_NONE) {
                     dv_core_diagnose_deadlock(&s->cores[i]);
-                    if (!stopped)
-                        stopped = &s->cores[i];
+                    if (!s->stopped)
+                        s->stopped = &s->cores[i];
                 }
             }
             break;
         }
-        if (max_cycles && next > max_cycles) {
-            for (unsigned i = 0; i < s->ncores; i++) {
-                dv_core *c = &s->cores[i];
-                if (c->stop == DV_STOP_NONE) {
-                    c->stop = DV_STOP_LIMIT;
-                    c->end_cycle = max_cycles;
-                    snprintf(c->stop_msg, sizeof c->stop_msg,
-                             "stopped at the cycle limit %llu (core %u, pc 0x%llx)",
-                             (unsigned long long)max_cycles, i, (unsigned long long)c->pc);
-                    if (!stopped)
-                        stopped = c;
-                }
-            }
+        if (s->max_cycles && next > s->max_cycles) {
+            stop_running(s, DV_STOP_LIMIT, s->max_cycles);
             break;
+        }
+        if (s->interrupt || (s->interrupt_flag && *s->interrupt_flag)) {
+            stop_running(s, DV_STOP_INTERRUPTED, reached(s));
+            break;
+        }
+        if (next > until) {
+            if (until > s->horizon)
+                s->horizon = until; /* nothing happens up to `until` */
+            return true;
         }
         dv_evq_step(&s->q);
     }
+    s->running = false;
+    if (s->start_err)
+        dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    return false;
+}
+
+dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
+{
+    if (!s->ran || !s->cores)
+        return dv_error_set(err, DV_ERR_USAGE, "the simulation has not started");
+    if (s->running) { /* the front end stopped before the end */
+        stop_running(s, DV_STOP_INTERRUPTED, reached(s));
+        s->running = false;
+    }
     if (s->start_err)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    dv_core *stopped = s->stopped;
     dv_evq_cancel(&s->q, &s->sampler);
     memset(res, 0, sizeof *res);
     for (unsigned i = 0; i < s->ncores; i++) {
@@ -349,4 +421,55 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
     res->block_dim = s->block_dim;
     res->launch_cycles = s->cfg.launch_cycles;
     return DV_OK;
+}
+
+dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_error *err)
+{
+    dv_status st = dv_sim_start(s, max_cycles, err);
+    if (st != DV_OK)
+        return st;
+    if (!s->pace) {
+        dv_sim_advance(s, UINT64_MAX, err);
+    } else {
+        /* the front end takes over between slices (dv_sim_set_pacer) */
+        while (dv_sim_advance(s, s->pace(s->pace_user, s), err))
+            ;
+    }
+    return dv_sim_finish(s, res, err);
+}
+
+void dv_sim_set_pacer(dv_sim *s, dv_sim_pace_fn pace, void *user)
+{
+    s->pace = pace;
+    s->pace_user = user;
+}
+
+uint64_t dv_sim_now(const dv_sim *s)
+{
+    return s->q.now;
+}
+
+uint64_t dv_sim_next_cycle(const dv_sim *s)
+{
+    return dv_evq_next_cycle(&s->q);
+}
+
+unsigned dv_sim_ncores(const dv_sim *s)
+{
+    return s->ninit;
+}
+
+void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag)
+{
+    s->interrupt_flag = flag;
+}
+
+void dv_sim_interrupt(dv_sim *s)
+{
+    s->interrupt = true;
+}
+
+void dv_sim_attach_trace(dv_sim *s, const dv_trace_sink *sink)
+{
+    s->trace = sink;
 }

@@ -1,0 +1,53 @@
+/* run_trace.h - what dvsim run adds around the simulation: --trace (a
+ * Chrome trace written as the run goes), Ctrl-C (stop at the next event,
+ * finish the outputs, exit 130) and the hooks through which dvsim viz takes
+ * over the run.  docs/trace-and-viz.md describes the options. */
+#ifndef DV_RUN_TRACE_H
+#define DV_RUN_TRACE_H
+
+#include "dv_sim.h"
+#include "dv_tjson.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct run_trace_opts {
+    const char *path; /* --trace FILE.json.gz */
+    uint64_t w0, w1;  /* --trace-window START:END (w1 = 0: to the end) */
+    uint64_t period;  /* --trace-period N: cycles per counter sample */
+} run_trace_opts;
+
+/* Handles argv[*i] if it is a trace option (advancing *i past its value):
+ * returns -1 if it is not one, 0 if it was taken, 64 after a usage error. */
+int run_trace_option(int argc, char **argv, int *i, run_trace_opts *o);
+void run_trace_help(FILE *out);
+
+/* dvsim viz: called with the prepared simulation before the run (it sets a
+ * pacer, dv_sim_set_pacer) and after it (the window stays until closed). */
+typedef struct cli_run_hooks {
+    const char *cmd; /* "viz": for messages */
+    int (*before)(void *user, dv_sim *sim, const char *title);
+    int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
+    void *user;
+} cli_run_hooks;
+
+typedef struct run_trace {
+    dv_tjson *tj;
+    const char *path;
+    bool sigint_installed;
+    double started; /* host seconds, for the report line */
+} run_trace;
+
+/* Before the run: opens the trace (if asked) and attaches it to sim, and
+ * arranges for Ctrl-C to interrupt sim.  title says what runs.  Returns an
+ * exit code (0 ok). */
+int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const char *title);
+/* True if Ctrl-C interrupted the last run. */
+bool run_trace_sigint(void);
+/* After the run: restores Ctrl-C and completes the trace (res NULL if the
+ * run failed to start; the file is then removed).  Prints one line about
+ * the trace on stderr unless quiet.  Returns an exit code (0 ok, 74). */
+int run_trace_end(run_trace *rt, const dv_run_result *res, bool quiet);
+
+#endif

@@ -1,0 +1,95 @@
+/* dv_trace.h - what the cores tell a tracer or a visualiser as they run.
+ *
+ * A front end (the Chrome-trace writer in sim/trace/, the SDL window in
+ * viz/) fills a dv_trace_sink and attaches it to a simulation before the
+ * run starts (dv_sim_attach_trace).  The cores call the sink at the
+ * simulated time things happen, so the cycle of successive calls never goes
+ * back (`start` of a wait or a stall lies in the past; the call comes when it
+ * ends).  The core does no I/O and keeps no state for the sink; without a
+ * sink every hook is one NULL test.  Any function of the sink may be NULL.
+ *
+ * Lanes are the pipes of dv_isa.h: DV_PIPE_S is the Scalar unit, then
+ * VECTOR, CUBE, MTE1, MTE2, MTE3, FIXP.  Every instruction a lane counts in
+ * core<i>.<pipe>.instructions (stats.json) is reported exactly once, by
+ * `insn`, at the point where it is counted:
+ *   - the Scalar unit: every instruction it runs or dispatches, for the
+ *     cycles it spends on it ([start, start + latency));
+ *   - a pipe's unit instruction when it issues, for its whole duration (the
+ *     end is already known then; a run that stops early may stop inside it);
+ *   - set_flag / cc_set_flag when it reaches the head of its pipe (no time);
+ *   - wait_flag / cc_wait_flag when it is released, from the cycle it
+ *     reached the head of its pipe (the blocked time) to the release (a
+ *     wait_flag with dst=s is one of the Scalar unit's instructions: it
+ *     comes when the flag is there, its wait as a stall).
+ * The Scalar unit's blocked intervals (a full queue, a wait_flag with
+ * dst=s, pipe_barrier pipe=all) are not instructions: `stall` reports each
+ * one when it ends. */
+#ifndef DV_TRACE_H
+#define DV_TRACE_H
+
+#include "dv_isa.h"
+#include "dv_mem.h"
+#include "dv_unit.h"
+
+#include <stdint.h>
+
+struct dv_sim;
+
+typedef struct dv_trace_insn {
+    unsigned core;         /* index in the launch (dv_sim_core) */
+    dv_pipe lane;          /* DV_PIPE_S .. DV_PIPE_FIX */
+    uint64_t start, end;   /* cycles, [start, end); end == start for flags that did not wait */
+    uint64_t pc;           /* byte offset in .text */
+    const dv_insn *insn;   /* valid during the call only */
+    const dv_op *op;       /* with its register values; NULL on the Scalar unit */
+    const dv_op_stats *st; /* a unit instruction's path, bytes, MACs, repeats; else NULL */
+    /* A unit instruction's bytes read plus written in each of the core's
+     * buffers (GM: bytes moved to or from GM); zero otherwise. */
+    uint64_t touched[DV_MEM_KIND_COUNT];
+} dv_trace_insn;
+
+typedef enum dv_trace_flag_kind {
+    DV_TRACE_FLAG_SET,  /* set_flag fired (lane: the pipe it sat in, or S) */
+    DV_TRACE_FLAG_WAIT, /* wait_flag consumed the flag (lane: its pipe, or S) */
+    DV_TRACE_CC_SET,    /* cc_set_flag fired: the targets' counters went up */
+    DV_TRACE_CC_WAIT,   /* cc_wait_flag consumed its counter */
+} dv_trace_flag_kind;
+
+typedef struct dv_trace_flag {
+    dv_trace_flag_kind kind;
+    unsigned core;
+    dv_pipe lane;
+    dv_pipe src, dst; /* set/wait_flag: the flag's pipes; cc flags: both the pipe named */
+    unsigned id;
+    uint64_t cycle;
+    uint64_t pc;
+} dv_trace_flag;
+
+typedef enum dv_trace_stall_kind {
+    DV_TRACE_STALL_QUEUE_FULL, /* dispatch to `pipe` waited for room in its queue */
+    DV_TRACE_STALL_FLAG,       /* wait_flag src=pipe, dst=s, id */
+    DV_TRACE_STALL_BARRIER,    /* pipe_barrier pipe=all waited for the pipes to drain */
+} dv_trace_stall_kind;
+
+typedef struct dv_trace_stall {
+    dv_trace_stall_kind kind;
+    unsigned core;
+    dv_pipe pipe;
+    unsigned id;
+    uint64_t start, end; /* cycles */
+    uint64_t pc;         /* the instruction the Scalar unit is held at */
+} dv_trace_stall;
+
+typedef struct dv_trace_sink {
+    void *user; /* passed to every function */
+    /* The launch has created its cores (dv_sim_ncores, dv_sim_core), before
+     * the first block starts. */
+    void (*launch)(void *user, const struct dv_sim *sim);
+    /* A core starts block block_idx (its first, or the next of a wave). */
+    void (*block)(void *user, unsigned core, uint64_t block_idx, uint64_t cycle);
+    void (*insn)(void *user, const dv_trace_insn *ev);
+    void (*flag)(void *user, const dv_trace_flag *ev);
+    void (*stall)(void *user, const dv_trace_stall *ev);
+} dv_trace_sink;
+
+#endif
