@@ -14,12 +14,19 @@ extern const dv_operator dv_op_layernorm;
 
 
 
+extern const dv_operator dv_op_conv2d;
+extern const dv_operator dv_op_conv2d_bias_relu;
+extern const dv_operator dv_op_attention;
+
 static const dv_operator *const operators[] = {
     &dv_op_matmul,
     &dv_op_add,
     &dv_op_relu,
     &dv_op_softmax,
     &dv_op_layernorm,
+    &dv_op_conv2d,
+    &dv_op_conv2d_bias_relu,
+    &dv_op_attention,
 };
 
 unsigned dv_operator_count(void)

@@ -1,0 +1,358 @@
+/* attention.c - host part of the attention operator: FlashAttention-style
+ * forward O = softmax(Q K^T / sqrt(D)) V per (batch, head), f16 Q, K, V, O
+ * [B, H, S, D] row-major, f32 softmax statistics, optionally causal
+ * (top-left aligned, as PyTorch's is_causal: query i sees keys 0..i).
+ *
+ * Variants: overlap (the stages of different tiles overlap: on coupled
+ * cores by set_flag / wait_flag, on split chips by a mix kernel whose AIC
+ * and AIVs hand tiles through GM rings with cross-core flags and a QK
+ * look-ahead) and serial (no overlap of Cube and Vector).  The tiling is
+ * chosen from the chip's buffers (see attention.dvs for the kernels). */
+#include "dv_fp.h"
+#include "dv_kernel_blob.h"
+#include "dv_operator.h"
+#include "opcommon.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+DV_KERNEL_BLOB(attention_attention);
+
+static const char *const variants[] = {"overlap", "serial", NULL};
+static const char *const dtypes[] = {"f16", NULL};
+static const dv_operator_param params[] = {
+    {"B", 1, 1, 4096, "batch"},
+    {"H", 2, 1, 4096, "heads"},
+    {"SQ", 256, 1, 65536, "query length"},
+    {"SK", 512, 1, 65536, "key length"},
+    {"D", 64, 64, 128, "head dimension: 64 or 128"},
+    {"CAUSAL", 0, 0, 1, "1: query i sees keys 0..i"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+enum { AT_RECORD_FIELDS = 65, AT_LOOKAHEAD = 2, AT_RING = 4 };
+
+/* The record, in at_common.inc's A_* / U_* order. */
+typedef struct at_tiling {
+    uint64_t b, h, sq, sk, d, causal, s0, s1, r, nqb, ntk, items, blocks, l, ns, sc16, sc32, serial;
+    uint64_t q0, q1, k0, k1, v0, v1, p0, p1;
+    uint64_t l0ah, l0bh, l0cs, nsl;
+    uint64_t sb0, sb1, ot0, ot1, ot32, oacc, pm, pm32, ps, ps32, mold, mnew, lsum, t32, alpha, rb16, rbl, tr,
+        h16, l16, ab32, abl, one, ond;
+    uint64_t wsblk, wss, wsp, wso, sslot, oslot, nb, m1, db, otcb, nsb;
+} at_tiling;
+
+typedef struct at_state {
+    at_tiling t;
+    unsigned q, k, v, o, rec, ws;
+    double flops; /* 4 B H SQ SK D (non-causal count) */
+} at_state;
+
+static uint64_t rup(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b * b;
+}
+
+/* Lays out UB from `at`; returns the end (bytes used). */
+static uint64_t ub_layout(at_tiling *t, bool split)
+{
+    uint64_t at = 0;
+#define PLACE(f, bytes) (t->f = at, at = rup(at + (bytes), 256))
+    uint64_t r = t->r, d = t->d;
+    PLACE(sb0, r * t->s1 * 2);
+    if (t->nsb == 2)
+        PLACE(sb1, r * t->s1 * 2);
+    else
+        t->sb1 = t->sb0;
+    if (split) {
+        PLACE(ot0, r * d * 2);
+        PLACE(ot1, r * d * 2);
+        PLACE(ot32, r * 16 * 4); /* one column block at a time */
+    } else {
+        uint64_t piece = r * t->otcb * 16 * 4;
+        PLACE(ot32, piece > r * d * 2 ? piece : r * d * 2);
+    }
+    PLACE(oacc, r * d * 4);
+    PLACE(pm, t->nb * r * 2);
+    PLACE(pm32, t->nb * r * 4);
+    PLACE(ps, t->nb * r * 2);
+    PLACE(ps32, t->nb * r * 4);
+    PLACE(mold, 1024); /* two items' worth (parity), 512 bytes apart */
+    PLACE(mnew, 512);
+    PLACE(lsum, 1024);
+    PLACE(t32, 512);
+    PLACE(alpha, 4 * 512);
+    PLACE(rb16, r * 32);
+    PLACE(rbl, r * 32);
+    PLACE(tr, r * 32);
+    PLACE(h16, r * 2);
+    PLACE(l16, r * 2);
+    PLACE(ab32, r * 64);
+    PLACE(abl, r * 64);
+    PLACE(one, 256);
+    PLACE(ond, r * d * 2);
+#undef PLACE
+    return at;
+}
+
+/* Chooses S0 (query rows per item), S1 (keys per tile) and the buffer
+ * layouts for the chip; DV_ERR_INPUT if nothing fits. */
+static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t blocks_req, dv_error *err)
+{
+    bool split = cfg->split;
+    static const uint64_t s0s[] = {128, 64};
+    static const uint64_t s1s[] = {256, 128};
+    t->db = t->d / 16;
+    for (unsigned a = 0; a < 2; a++)
+        for (unsigned b = 0; b < 2; b++) {
+            uint64_t s0 = s0s[a], s1 = s1s[b];
+            /* split chips give each AIV half the rows, and the vector code
+             * works on multiples of 64 rows */
+            if (split && s0 != 128)
+                continue;
+            if (s1 == 256 && t->sk <= 128)
+                continue;
+            t->s0 = s0, t->s1 = s1;
+            t->r = split ? s0 / 2 : s0;
+            t->nb = s1 / 16, t->m1 = s0 / 16;
+            /* L1: Q, K, V, P double buffered */
+            uint64_t qb = s0 * t->d * 2, kb = s1 * t->d * 2, pb = s0 * s1 * 2;
+            t->q0 = 0, t->q1 = qb, t->k0 = 2 * qb, t->k1 = t->k0 + kb, t->v0 = t->k1 + kb, t->v1 = t->v0 + kb;
+            t->p0 = t->v1 + kb, t->p1 = t->p0 + pb;
+            if (t->p1 + pb > cfg->l1_bytes)
+                continue;
+            /* L0: halves hold Q or a 128-key P chunk (A), a K half or a V chunk (B) */
+            t->l0ah = cfg->l0a_bytes / 2 / cfg->align_l0ab * cfg->align_l0ab;
+            t->l0bh = cfg->l0b_bytes / 2 / cfg->align_l0ab * cfg->align_l0ab;
+            if (s0 * t->d * 2 > t->l0ah || s0 * 128 * 2 > t->l0ah || 128 * t->d * 2 > t->l0bh)
+                continue;
+            t->l0cs = rup(s0 * 128 * 4, cfg->align_l0c);
+            t->nsl = cfg->l0c_bytes / t->l0cs;
+            if (t->nsl > AT_RING)
+                t->nsl = AT_RING;
+            if (t->nsl < 2)
+                continue;
+            /* UB: two S tiles if they fit (split chips need them: MTE2,
+             * the Vector unit and MTE3 work on consecutive tiles), and the
+             * O tile of coupled cores comes out of L0C in pieces */
+            bool ok = false;
+            for (t->nsb = 2; t->nsb >= (split ? 2u : 1u) && !ok; t->nsb--)
+                for (t->otcb = t->db; t->otcb >= 1; t->otcb /= 2)
+                    if (ub_layout(t, split) <= cfg->ub_bytes) {
+                        ok = true;
+                        break;
+                    }
+            if (!ok)
+                continue;
+            t->nsb++;
+            t->nqb = (t->sq + s0 - 1) / s0;
+            t->ntk = (t->sk + s1 - 1) / s1;
+            t->items = t->b * t->h * t->nqb;
+            uint64_t cores = cfg->cores; /* coupled cores, or AIC groups */
+            t->blocks = blocks_req ? blocks_req : t->items < cores ? t->items : cores;
+            t->l = t->serial ? 0 : AT_LOOKAHEAD;
+            t->ns = AT_RING;
+            t->sslot = s0 * s1 * 2;
+            t->oslot = s0 * t->d * 2;
+            t->wss = 0, t->wsp = t->ns * t->sslot, t->wso = 2 * t->ns * t->sslot;
+            t->wsblk = t->wso + t->ns * t->oslot;
+            return DV_OK;
+        }
+    return dv_error_set(err, DV_ERR_INPUT, "attention: no tiling of D=%llu fits %s's buffers",
+                        (unsigned long long)t->d, cfg->name);
+}
+
+static void at_record(const at_tiling *t, uint8_t *out)
+{
+    const uint64_t f[AT_RECORD_FIELDS] = {
+        t->b,    t->h,     t->sq,     t->sk,   t->d,     t->causal, t->s0,   t->s1,     t->r,     t->nqb,
+        t->ntk,  t->items, t->blocks, t->l,    t->ns,    t->sc16,   t->sc32, t->serial, t->q0,    t->q1,
+        t->k0,   t->k1,    t->v0,     t->v1,   t->p0,    t->p1,     t->l0ah, t->l0bh,   t->l0cs,  t->nsl,
+        t->sb0,  t->sb1,   t->ot0,    t->ot1,  t->ot32,  t->oacc,   t->pm,   t->pm32,   t->ps,    t->ps32,
+        t->mold, t->mnew,  t->lsum,   t->t32,  t->alpha, t->rb16,   t->rbl,  t->tr,     t->h16,   t->l16,
+        t->ab32, t->abl,   t->one,    t->ond,  t->wsblk, t->wss,    t->wsp,  t->wso,    t->sslot, t->oslot,
+        t->nb,   t->m1,    t->db,     t->otcb, t->nsb};
+    for (unsigned i = 0; i < AT_RECORD_FIELDS; i++)
+        for (unsigned b = 0; b < 8; b++)
+            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
+}
+
+static dv_status prepare(dv_opr_run *r, dv_error *err)
+{
+    at_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    r->state = s;
+    at_tiling *t = &s->t;
+    t->b = dv_opr_param(r, "B"), t->h = dv_opr_param(r, "H"), t->sq = dv_opr_param(r, "SQ");
+    t->sk = dv_opr_param(r, "SK"), t->d = dv_opr_param(r, "D"), t->causal = dv_opr_param(r, "CAUSAL");
+    t->serial = strcmp(dv_opr_variant(r), "serial") == 0;
+    if (t->d != 64 && t->d != 128)
+        return dv_error_set(err, DV_ERR_INPUT, "attention: D=%llu must be 64 or 128",
+                            (unsigned long long)t->d);
+    if (t->b * t->h > (1u << 20) || t->b * t->h * (t->sq > t->sk ? t->sq : t->sk) * t->d > (1ull << 31))
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "attention: B*H*S*D=%llu is larger than this operator's 2^31 "
+                            "elements per tensor",
+                            (unsigned long long)(t->b * t->h * t->sq * t->d));
+    dv_status st = at_tile(r->cfg, t, r->blocks_request, err);
+    if (st != DV_OK)
+        return st;
+    uint16_t sc16 = dv_f64_to_fp16(1.0 / sqrt((double)t->d));
+    t->sc16 = sc16;
+    t->sc32 = dv_f32_bits(dv_fp16_to_f32(sc16));
+    bool split = r->cfg->split;
+    if ((st = dv_opr_use_kernel(r, &dvk_attention_attention, split ? "attention_mix" : "attention", err)) !=
+        DV_OK)
+        return st;
+    uint64_t qb = t->b * t->h * t->sq * t->d * 2, kb = t->b * t->h * t->sk * t->d * 2;
+    /* Slack after Q, K and V: a partial last block or tile loads whole
+     * blocks (the rows past the end are masked or never written). */
+    uint64_t qslack = t->s0 * t->d * 2, kslack = t->s1 * t->d * 2;
+    if ((st = dv_opr_tensor_add(r, "q", false, qb + qslack, &s->q, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "k", false, kb + kslack, &s->k, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "v", false, kb + kslack, &s->v, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "o", true, qb, &s->o, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "tiling", false, AT_RECORD_FIELDS * 8, &s->rec, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "workspace", true, split ? t->blocks * t->wsblk : 32, &s->ws, err)) !=
+            DV_OK)
+        return st;
+    dv_opr_fill(r, s->q, DV_DT_F16, qb / 2, -1, 1, 0);
+    dv_opr_fill(r, s->k, DV_DT_F16, kb / 2, -1, 1, 1);
+    dv_opr_fill(r, s->v, DV_DT_F16, kb / 2, -1, 1, 2);
+    at_record(t, dv_opr_gm(r, s->rec));
+    uint64_t args[] = {r->t[s->q].addr, r->t[s->k].addr,   r->t[s->v].addr,
+                       r->t[s->o].addr, r->t[s->rec].addr, r->t[s->ws].addr};
+    if ((st = opc_args(r, args, 6, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
+        return st;
+    /* Least work: the two products over the visible (query, key) pairs;
+     * on the Vector unit an exp, a max and a sum pass over the scores. */
+    double pairs = 0;
+    for (uint64_t i = 0; i < t->sq; i++)
+        pairs += (double)(t->causal ? (i + 1 < t->sk ? i + 1 : t->sk) : t->sk);
+    pairs *= (double)(t->b * t->h);
+    s->flops = 4.0 * (double)(t->b * t->h) * (double)t->sq * (double)t->sk * (double)t->d;
+    r->work = (dv_opr_work){
+        .macs = 2 * pairs * (double)t->d,
+        .vec_cycles = 3 * pairs / 128.0 * (double)r->cfg->vec_slope_b16,
+        .read_bytes = (double)(qb + 2 * kb),
+        .write_bytes = (double)qb,
+        .read_path = DV_PATH_GM_L1,
+        .write_path = DV_PATH_UB_GM,
+    };
+    snprintf(r->tiling, sizeof r->tiling,
+             "%llu blocks over %llu items of %llu query rows (%llu per vector core), key tiles of %llu, %s; "
+             "%llu L0C slots; 4 B H SQ SK D = %.3g GFLOP",
+             (unsigned long long)t->blocks, (unsigned long long)t->items, (unsigned long long)t->s0,
+             (unsigned long long)t->r, (unsigned long long)t->s1,
+             t->serial ? "serial (no overlap)" : "QK 2 tiles ahead of PV", (unsigned long long)t->nsl,
+             s->flops / 1e9);
+    return DV_OK;
+}
+
+/* The reference in double, and a first-order bound of the kernel's
+ * rounding (u = 2^-11): per score s_j the exponent of p_j is off by at most
+ *   e_j = sc (u |s_j| + D 2^-24 sum|q k|) + sc u |s_j - m| + u |t_j| + u
+ * (S rounded to f16 after f32 accumulation, s - m and (s - m) sc rounded
+ * in f16, exp rounded to f16), plus |s_j - m| |sc16 - sc| for the scale
+ * rounded to f16; such relative errors move o by at most
+ * sum_j w_j e_j |v_j - o|.  The O tiles (f16 on split chips) and the row
+ * sums (f16 per 16-key block) add u sum_j w_j |v_j| and u |o|, the final
+ * rounding u |o|.  Tolerance: 1.25 x that, plus 2^-24. */
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    at_state *s = r->state;
+    const at_tiling *t = &s->t;
+    const uint8_t *qh = r->t[s->q].host, *kh = r->t[s->k].host, *vh = r->t[s->v].host;
+    const uint8_t *o = dv_opr_gm(r, s->o);
+    uint64_t d = t->d, sk = t->sk;
+    double *qd = malloc(sizeof(double) * d), *kd = malloc(sizeof(double) * sk * d);
+    double *vd = malloc(sizeof(double) * sk * d), *sc = malloc(sizeof(double) * sk * 3);
+    if (!qd || !kd || !vd || !sc) {
+        free(qd), free(kd), free(vd), free(sc);
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    }
+    double u = ldexp(1, -11), scale = 1.0 / sqrt((double)d), sc16 = dv_fp16_to_f32((uint16_t)t->sc16);
+    snprintf(r->check.tolerance, sizeof r->check.tolerance,
+             "|o - ref| <= 1.25 (sum_j w_j e_j |v_j - o| + u sum_j w_j |v_j| + 2u |o|) + 2^-24, e_j the f16 "
+             "rounding of the exponent (see attention.c), ref in double");
+    for (uint64_t bh = 0; bh < t->b * t->h; bh++) {
+        for (uint64_t j = 0; j < sk * d; j++) {
+            kd[j] = dv_opr_load(kh, DV_DT_F16, bh * sk * d + j);
+            vd[j] = dv_opr_load(vh, DV_DT_F16, bh * sk * d + j);
+        }
+        for (uint64_t i = 0; i < t->sq; i++) {
+            for (uint64_t c = 0; c < d; c++)
+                qd[c] = dv_opr_load(qh, DV_DT_F16, (bh * t->sq + i) * d + c);
+            uint64_t nk = t->causal ? (i + 1 < sk ? i + 1 : sk) : sk;
+            double m = -INFINITY;
+            for (uint64_t j = 0; j < nk; j++) {
+                double sum = 0, sabs = 0;
+                for (uint64_t c = 0; c < d; c++) {
+                    double p = qd[c] * kd[j * d + c];
+                    sum += p;
+                    sabs += fabs(p);
+                }
+                sc[3 * j] = sum;
+                sc[3 * j + 1] = sabs;
+                m = sum > m ? sum : m;
+            }
+            double z = 0;
+            for (uint64_t j = 0; j < nk; j++) {
+                double sj = sc[3 * j], w = exp((sj - m) * scale), tj = (sj - m) * sc16;
+                sc[3 * j + 2] = w;
+                z += w;
+                /* e_j, kept in sc[3j + 1] */
+                sc[3 * j + 1] = sc16 * (u * fabs(sj) + (double)d * ldexp(1, -24) * sc[3 * j + 1]) +
+                                sc16 * u * fabs(sj - m) + u * fabs(tj) + u +
+                                fabs(sj - m) * fabs(sc16 - scale);
+            }
+            for (uint64_t c = 0; c < d; c++) {
+                double ref = 0, vabs = 0;
+                for (uint64_t j = 0; j < nk; j++) {
+                    double w = sc[3 * j + 2] / z;
+                    ref += w * vd[j * d + c];
+                    vabs += w * fabs(vd[j * d + c]);
+                }
+                double prop = 0;
+                for (uint64_t j = 0; j < nk; j++)
+                    prop += sc[3 * j + 2] / z * sc[3 * j + 1] * fabs(vd[j * d + c] - ref);
+                double tol = 1.25 * (prop + u * vabs + 2 * u * fabs(ref)) + ldexp(1, -24);
+                double got = dv_opr_load(o, DV_DT_F16, (bh * t->sq + i) * d + c);
+                dv_opr_compare(r, "o", bh * t->sq + i, c, got, ref, tol);
+            }
+        }
+    }
+    free(qd), free(kd), free(vd), free(sc);
+    return DV_OK;
+}
+
+static void release(dv_opr_run *r)
+{
+    free(r->state);
+    r->state = NULL;
+}
+
+const dv_operator dv_op_attention = {
+    .name = "attention",
+    .summary =
+        "FlashAttention-style forward, softmax(Q K^T / sqrt(D)) V: Cube and Vector stages overlapped across "
+        "tiles (split chips: a mix kernel, AIC + 2 AIVs through GM with cross-core flags)",
+    .variants = variants,
+    .dtypes = dtypes,
+    .params = params,
+    .tensors = "q[B,H,SQ,D] k[B,H,SK,D] v[B,H,SK,D] -> o[B,H,SQ,D] (f16 row-major; f32 softmax statistics)",
+    .notes =
+        "CAUSAL=1 masks keys after the query (top-left aligned). Items of 128 query rows (64 on coupled "
+        "cores "
+        "if UB is short), key tiles of 256 (128), QK two tiles ahead of PV; split chips: QK and PV on the "
+        "AIC, "
+        "softmax and rescale on its two AIVs (64 rows each), S, P and O through GM rings of 4 slots. "
+        "Tolerance: a first-order bound of the f16 roundings of the exponent and of P, O tiles and the sum "
+        "(see attention.c).",
+    .prepare = prepare,
+    .check = check,
+    .release = release,
+};

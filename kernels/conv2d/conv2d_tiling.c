@@ -1,0 +1,249 @@
+/* conv2d_tiling.c - the conv2d tiling function.
+ *
+ * A search over tile sizes (Mt positions, Nt channels, multiples of 16) and
+ * the two tile orders; for each, the largest L1 chunk of input channel
+ * blocks (cc) whose double-buffered strip and weights fit L1, and the
+ * largest L0 step (kstep K blocks) whose A and B (plus the ones and bias
+ * fractals of the fused bias) fit half of L0A and L0B.  L0C holds two tiles
+ * (Mt x Nt x 4 each), UB two converted tiles on coupled cores.  Each
+ * candidate is scored by walking block 0's items as the kernel will
+ * (counting the strips and weight chunks it actually loads, since equal
+ * neighbours reuse their buffers) with a pipe model: Cube fractal cycles,
+ * MTE2 bytes over the GM->L1 path, MTE1 bytes and start-ups, the output
+ * path, and the Scalar unit's per-item and per-step bookkeeping (all from
+ * the chip config); the busiest pipe sets the pace, plus the first load and
+ * the last output, which nothing hides.  Ties go to the larger tile. */
+#include "conv2d_tiling.h"
+
+#include <string.h>
+
+static uint64_t cdiv(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static uint64_t rup(uint64_t a, uint64_t b)
+{
+    return cdiv(a, b) * b;
+}
+
+static uint64_t min_u(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static double max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t stride, uint64_t *out)
+{
+    uint64_t span = dil * (k - 1) + 1;
+    if (in + 2 * pad < span)
+        return false;
+    *out = (in + 2 * pad - span) / stride + 1;
+    return true;
+}
+
+/* Input rows of the strip of position tile mi (as conv2d.dvs's cv_geom). */
+static uint64_t strip_rows(const cv_tiling *t, uint64_t mi)
+{
+    uint64_t m0 = mi * t->mt, mv = min_u(t->mt, t->ohw - m0);
+    uint64_t ohs = m0 / t->ow, ohe = (m0 + mv - 1) / t->ow;
+    int64_t ist = (int64_t)(ohs * t->sh) - (int64_t)t->ph;
+    int64_t lo = ist > 0 ? ist : 0;
+    int64_t end = (int64_t)(ohe * t->sh) - (int64_t)t->ph + (int64_t)t->spanh;
+    int64_t hi = end < (int64_t)t->h ? end : (int64_t)t->h;
+    return (uint64_t)(hi - lo);
+}
+
+/* Buffer layout of t for its sizes; false if it does not fit. */
+static bool layout(const dv_chip_config *cfg, cv_tiling *t)
+{
+    uint64_t m1 = t->mt / 16, n1 = t->nt / 16;
+    uint64_t strip = t->cc * t->rows * t->w * 32, wb = t->cc * t->kk * n1 * 512;
+    t->s0 = 0;
+    t->s1 = strip;
+    t->w0 = 2 * strip;
+    t->w1 = t->w0 + wb;
+    t->biasl1 = t->w1 + wb;
+    t->onesl1 = t->biasl1 + (t->bias ? t->co1 * 512 : 0);
+    if (t->onesl1 + (t->bias ? 512 : 0) > cfg->l1_bytes)
+        return false;
+    t->onesoff = m1 * t->kstep * 512;
+    t->l0ah = rup(t->onesoff + (t->bias ? m1 * 512 : 0), cfg->align_l0ab);
+    t->biasoff = t->kstep * n1 * 512;
+    t->l0bh = rup(t->biasoff + (t->bias ? n1 * 512 : 0), cfg->align_l0ab);
+    if (2 * t->l0ah > cfg->l0a_bytes || 2 * t->l0bh > cfg->l0b_bytes || t->kstep * n1 > 255)
+        return false;
+    t->l0ch = rup(t->mt * t->nt * 4, cfg->align_l0c);
+    if (2 * t->l0ch > cfg->l0c_bytes)
+        return false;
+    t->ubh = 0;
+    if (!cfg->split) {
+        /* a 256-byte skew puts the pong half in other bank groups */
+        t->ubh = rup(t->mt * t->nt * 2, 256) + 256;
+        if (2 * t->ubh > cfg->ub_bytes)
+            return false;
+    }
+    return true;
+}
+
+/* Cycles of the model for block 0 of candidate t. */
+static double estimate(const dv_chip_config *cfg, cv_tiling *t)
+{
+    double cube = 0, mte2 = 0, mte1 = 0, out = 0, scalar = 0, first = 0, last = 0;
+    double head = (double)cfg->dma_head_cycles, lat = (double)cfg->gm_latency;
+    /* The Scalar unit's bookkeeping in conv2d.dvs: an item's geometry and
+     * loads take about 9 divisions, 40 loads and stores and 60 other
+     * instructions, a K step about 14 loads and 40 others. */
+    double item_s =
+        9 * (double)cfg->s_div_cycles + 40 * (double)cfg->s_mem_cycles + 60 * (double)cfg->s_alu_cycles;
+    double step_s = 14 * (double)cfg->s_mem_cycles + 40 * (double)cfg->s_alu_cycles;
+    uint64_t kb = t->c1 * t->kk;
+    uint64_t end = min_u(t->tpb, t->tiles);
+    int64_t pn = -1, pmi = -1, pni = -1;
+    t->strip_loads = t->w_loads = 0;
+    for (uint64_t tile = 0; tile < end; tile++) {
+        uint64_t per = t->nm * t->nn, n = tile / per, r = tile % per;
+        uint64_t mi = t->order ? r % t->nm : r / t->nn, ni = t->order ? r / t->nm : r % t->nn;
+        uint64_t mv = min_u(t->mt, t->ohw - mi * t->mt), nv = min_u(t->nt, t->co - ni * t->nt);
+        uint64_t m1 = cdiv(mv, 16), n1 = cdiv(nv, 16), rows = strip_rows(t, mi);
+        for (uint64_t c = 0; c < t->nch; c++) {
+            uint64_t ccv = min_u(t->cc, t->c1 - c * t->cc);
+            bool news = t->nch > 1 || (int64_t)n != pn || (int64_t)mi != pmi;
+            bool neww = t->nch > 1 || (int64_t)ni != pni;
+            double bytes =
+                (news ? (double)(ccv * rows * t->w * 32) : 0) + (neww ? (double)(ccv * t->kk * n1 * 512) : 0);
+            mte2 += bytes / (double)cfg->bw_gm_l1 + (news + neww) * (head + lat / 2);
+            t->strip_loads += news;
+            t->w_loads += neww;
+            if (tile == 0 && c == 0)
+                first = bytes / (double)cfg->bw_gm_l1 + lat;
+            uint64_t steps = cdiv(ccv * t->kk, t->kstep);
+            mte1 += (double)(m1 * ccv * t->kk * 512) / (double)cfg->bw_l1_l0a +
+                    (double)(ccv * t->kk * n1 * 512) / (double)cfg->bw_l1_l0b + 2 * head * (double)steps;
+            cube += (double)steps * (double)cfg->cube_head_cycles / 2;
+            scalar += item_s + step_s * (double)steps;
+        }
+        cube += (double)(m1 * kb * n1 * cfg->cube_fractal_cycles);
+        if (cfg->split)
+            last = (double)(mv * nv * 2) / (double)cfg->bw_l0c_gm + head + lat / 2;
+        else
+            last = max_d((double)(m1 * n1 * 1024) / (double)cfg->bw_l0c_ub,
+                         (double)(mv * n1 * 32) / (double)cfg->bw_ub_gm + lat / 2) +
+                   head;
+        out += last;
+        pn = (int64_t)n, pmi = (int64_t)mi, pni = (int64_t)ni;
+    }
+    /* The pipes overlap in the steady state; the first item's load (after
+     * the Scalar unit's set-up of it) and the last tile's output do not. */
+    return max_d(max_d(cube, mte2), max_d(max_d(mte1, out), scalar)) + first + last + item_s;
+}
+
+dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, dv_error *err)
+{
+    cv_tiling b;
+    memset(&b, 0, sizeof b);
+    b.n = p->n, b.h = p->h, b.w = p->w, b.co = p->co, b.kh = p->kh, b.kw = p->kw;
+    b.sh = p->sh, b.sw = p->sw, b.ph = p->ph, b.pw = p->pw, b.dh = p->dh, b.dw = p->dw;
+    b.c1 = cdiv(p->c, 16);
+    b.co1 = cdiv(p->co, 16);
+    b.bias = p->bias, b.relu = p->relu;
+    b.kk = p->kh * p->kw;
+    b.spanh = p->dh * (p->kh - 1) + 1;
+    if (p->ph > p->dh * (p->kh - 1) || p->pw > p->dw * (p->kw - 1))
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "conv2d: padding PH=%llu PW=%llu must not exceed the dilated kernel's reach "
+                            "(DH*(KH-1)=%llu, DW*(KW-1)=%llu): a window would hold padding only",
+                            (unsigned long long)p->ph, (unsigned long long)p->pw,
+                            (unsigned long long)(p->dh * (p->kh - 1)),
+                            (unsigned long long)(p->dw * (p->kw - 1)));
+    if (!cv_out_dim(p->h, p->ph, p->kh, p->dh, p->sh, &b.oh) ||
+        !cv_out_dim(p->w, p->pw, p->kw, p->dw, p->sw, &b.ow))
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "conv2d: the dilated kernel (%llu x %llu) is larger than the padded input (%llu x %llu)",
+            (unsigned long long)b.spanh, (unsigned long long)(p->dw * (p->kw - 1) + 1),
+            (unsigned long long)(p->h + 2 * p->ph), (unsigned long long)(p->w + 2 * p->pw));
+    b.ohw = b.oh * b.ow;
+    if (p->h * p->w > 65535 || b.ohw > 65535)
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "conv2d: H*W=%llu and OH*OW=%llu must each be at most 65535 (DMA burst and FixPipe "
+            "stride fields)",
+            (unsigned long long)(p->h * p->w), (unsigned long long)b.ohw);
+    /* img2col word without c1: kw, kh, sw, sh, dw, dh (layout img2col) */
+    b.img = p->kw << 12 | p->kh << 20 | p->sw << 28 | p->sh << 34 | p->dw << 40 | p->dh << 48;
+    uint64_t cores = cfg->cores;
+    bool found = false;
+    uint64_t mmax = min_u(512, rup(b.ohw, 16)), nmax = min_u(256, b.co1 * 16);
+    for (uint64_t mt = 16; mt <= mmax; mt += 16)
+        for (uint64_t nt = 16; nt <= nmax; nt += 16)
+            for (uint64_t order = 0; order < 2; order++) {
+                cv_tiling c = b;
+                c.mt = mt, c.nt = nt, c.order = order;
+                c.nm = cdiv(b.ohw, mt);
+                c.nn = cdiv(b.co, nt);
+                if (order && (c.nm == 1 || c.nn == 1))
+                    continue; /* the same walk as order 0 */
+                c.tiles = b.n * c.nm * c.nn;
+                c.blocks = p->blocks ? p->blocks : min_u(cores, c.tiles);
+                c.tpb = cdiv(c.tiles, c.blocks);
+                c.rows = 0;
+                for (uint64_t mi = 0; mi < c.nm; mi++) {
+                    uint64_t r = strip_rows(&c, mi);
+                    c.rows = r > c.rows ? r : c.rows;
+                }
+                /* The largest chunk that fits, and a half and a quarter of
+                 * it (smaller chunks start the Cube sooner when a block has
+                 * few tiles), each with the largest step that fits. */
+                uint64_t ccmax = 0;
+                for (c.cc = min_u(b.c1, 4095 / b.kk); c.cc >= 1 && !ccmax; c.cc--) {
+                    c.nch = cdiv(b.c1, c.cc);
+                    c.kstep = 1;
+                    if (layout(cfg, &c))
+                        ccmax = c.cc;
+                }
+                for (uint64_t div = 1; div <= 4 && ccmax / div >= 1; div *= 2) {
+                    if (div > 1 && ccmax / div == ccmax / (div / 2))
+                        continue;
+                    cv_tiling d = c;
+                    d.cc = ccmax / div;
+                    d.nch = cdiv(b.c1, d.cc);
+                    for (d.kstep = min_u(d.cc * b.kk, 255); d.kstep >= 1 && !layout(cfg, &d); d.kstep--)
+                        ;
+                    if (!d.kstep)
+                        continue;
+                    d.est_cycles = estimate(cfg, &d);
+                    if (!found || d.est_cycles < t->est_cycles * 0.999 ||
+                        (d.est_cycles <= t->est_cycles * 1.001 &&
+                         d.mt * d.nt * d.cc > t->mt * t->nt * t->cc)) {
+                        *t = d;
+                        found = true;
+                    }
+                }
+            }
+    if (!found)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "conv2d: no tiling fits %s's buffers (one channel block of a 16-position strip, "
+                            "%llu input rows x W=%llu, and its weights must fit half of L1)",
+                            cfg->name, (unsigned long long)b.spanh, (unsigned long long)p->w);
+    /* the kernel's L0 layout uses the final tile sizes */
+    layout(cfg, t);
+    return DV_OK;
+}
+
+void cv_record(const cv_tiling *t, uint8_t *out)
+{
+    const uint64_t f[CV_RECORD_FIELDS] = {
+        t->n,       t->c1,   t->h,   t->w,     t->co,     t->co1,    t->oh,   t->ow,   t->ohw,
+        t->kh,      t->kw,   t->sh,  t->sw,    t->ph,     t->pw,     t->dh,   t->dw,   t->mt,
+        t->nt,      t->nm,   t->nn,  t->tiles, t->tpb,    t->order,  t->cc,   t->nch,  t->kstep,
+        t->s0,      t->s1,   t->w0,  t->w1,    t->biasl1, t->onesl1, t->l0ah, t->l0bh, t->onesoff,
+        t->biasoff, t->l0ch, t->ubh, t->bias,  t->relu,   t->kk,     t->img,  t->spanh};
+    for (unsigned i = 0; i < CV_RECORD_FIELDS; i++)
+        for (unsigned b = 0; b < 8; b++)
+            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
+}
