@@ -8,9 +8,10 @@
  * lasts at least until its bytes are through both.
  * Same-address serialisation (facts #38) is per line: after its start-up
  * (the DMA head and the GM latency, which hold no line) a transfer moves its
- * lines in order at its own rate, and a line another core is transferring is
- * busy until that core's copy of it is through; a transfer starts late
- * enough that none of its lines arrives before the line is free.  Two cores
+ * lines in order at its own rate, and a line is busy while another core's
+ * transfer moves it (from the cycle that transfer reaches it to the cycle it
+ * is through); a transfer starts late enough that none of its lines is
+ * moved while another core moves it.  Two cores
  * streaming the same data thus run one behind the other by the time a line
  * takes, not by a whole transfer. */
 #include "core_internal.h"
@@ -89,6 +90,7 @@ static void l2_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void *
  * before the current range, lead its start-up cycles, cpb its cycles per
  * byte once the bytes flow. */
 typedef struct owner_scan {
+    uint64_t now;    /* the transfer's earliest start */
     uint64_t ready;  /* the earliest start at which every line is free when it is reached */
     uint64_t start;  /* set before the marking pass */
     uint64_t offset; /* bytes of the transfer before this range */
@@ -108,10 +110,15 @@ static void scan_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
     uint64_t lb = c->cfg->l2_line_bytes;
     for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
         dv_gm_line *e = owner_slot(c, ln);
+        if (e->line != ln + 1 || e->core == c->core_id)
+            continue;
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
+        uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len;
         uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
-        if (e->line == ln + 1 && e->core != c->core_id && e->busy_until > lead &&
-            e->busy_until - lead > o->ready)
+        uint64_t done = (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
+        /* our copy of the line would overlap the other core's: start late
+         * enough that it begins when theirs is through */
+        if (o->now + lead < e->busy_until && o->now + done > e->busy_from && e->busy_until - lead > o->ready)
             o->ready = e->busy_until - lead;
     }
     o->offset += len;
@@ -125,8 +132,10 @@ static void mark_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void
     for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
         dv_gm_line *e = owner_slot(c, ln);
         uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
+        uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0);
         e->line = ln + 1;
         e->core = c->core_id;
+        e->busy_from = o->start + (uint64_t)(o->lead + (double)at * o->cpb);
         e->busy_until = o->start + (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
     }
     o->offset += len;
@@ -154,7 +163,7 @@ uint64_t core_gm_access(dv_core *c, const dv_op *op, const dv_op_stats *st, uint
      * (DMA head, GM latency) come first and hold no line. */
     double bw = (double)dv_path_bw(cfg, st->path), flow = bw > 0 ? (double)st->bytes / bw : 0;
     double lead = (double)path_cycles > flow ? (double)path_cycles - flow : 0;
-    owner_scan o = {now, 0, 0, lead, st->bytes && bw > 0 ? 1.0 / bw : 0};
+    owner_scan o = {now, now, 0, 0, lead, st->bytes && bw > 0 ? 1.0 / bw : 0};
     if (c->gmsys->owners)
         for_each_range(c, op, st, scan_range, &o);
     if (o.ready > now) {
