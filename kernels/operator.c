@@ -339,12 +339,18 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
 {
     const dv_chip_config *cfg = r->cfg;
     const dv_opr_work *w = &r->work;
-    double cores = res->ncores ? res->ncores : 1;
+    /* Cores of each kind: a mix launch's ncores counts an AIC and its AIVs. */
+    double cores = res->ncores ? res->ncores : 1, cube_cores = cores, vec_cores = cores;
+    const dv_obj_kernel *k = dv_sim_kernel(r->sim);
+    if (cfg->split && k && k->core == DV_CORE_MIX) {
+        cube_cores = cores / (double)(1 + cfg->aiv_per_aic);
+        vec_cores = cores - cube_cores;
+    }
     double rbw = (double)dv_path_bw(cfg, w->read_path) * cores;
     double wbw = (double)dv_path_bw(cfg, w->write_path) * cores;
     *out = (dv_opr_roofline){
-        .cube_cycles = w->macs / (dv_config_core_macs_fp16(cfg) * cores),
-        .vec_cycles = w->vec_cycles / cores,
+        .cube_cycles = w->macs / (dv_config_core_macs_fp16(cfg) * cube_cores),
+        .vec_cycles = w->vec_cycles / vec_cores,
         .read_cycles = rbw > 0 ? w->read_bytes / rbw : 0,
         .write_cycles = wbw > 0 ? w->write_bytes / wbw : 0,
         /* Reads, and the outputs the write-back L2 cannot keep

@@ -137,13 +137,20 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     dv_stats_add(l, "cores", "cores that ran blocks", (double)res->ncores, true, "chip.cores_used");
     double cube_sum = 0, cube_max = 0, vec_sum = 0, vec_max = 0, act_sum = 0, act_max = 0, gm_bytes = 0;
     double peak_macs = dv_config_core_macs_fp16(cfg);
+    unsigned ncube = 0, nvec = 0; /* cores that have the unit: an AIV has no Cube, an AIC no Vector */
     for (unsigned i = 0; i < res->ncores; i++) {
         const dv_core *c = dv_sim_core(sim, i);
         const dv_core_stats *s = &c->stats;
         double cu = 100.0 * (double)s->cube_macs / (peak_macs * total);
         double vu = 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total;
-        cube_sum += cu;
-        vec_sum += vu;
+        if (c->core_type != DV_KIND_AIV) {
+            cube_sum += cu;
+            ncube++;
+        }
+        if (c->core_type != DV_KIND_AIC) {
+            vec_sum += vu;
+            nvec++;
+        }
         cube_max = cu > cube_max ? cu : cube_max;
         vec_max = vu > vec_max ? vu : vec_max;
         act_sum += (double)c->active_cycles;
@@ -152,11 +159,11 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
                              s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM]);
     }
     double n = res->ncores ? res->ncores : 1;
-    dv_stats_add(l, "%", "mean over the cores of Cube utilisation", cube_sum / n, false,
-        "chip.cube.utilisation_avg_pct");
+    dv_stats_add(l, "%", "mean over the cores with a Cube (coupled cores, AICs) of Cube utilisation",
+                 ncube ? cube_sum / ncube : 0, false, "chip.cube.utilisation_avg_pct");
     dv_stats_add(l, "%", "highest Cube utilisation of a core", cube_max, false, "chip.cube.utilisation_max_pct");
-    dv_stats_add(l, "%", "mean over the cores of Vector busy time", vec_sum / n, false,
-        "chip.vector.utilisation_avg_pct");
+    dv_stats_add(l, "%", "mean over the cores with a Vector unit (coupled cores, AIVs) of Vector busy time",
+                 nvec ? vec_sum / nvec : 0, false, "chip.vector.utilisation_avg_pct");
     dv_stats_add(l, "%", "highest Vector busy time of a core", vec_max, false, "chip.vector.utilisation_max_pct");
     dv_stats_add(l, "bytes", "bytes read from and written to GM by all cores", gm_bytes, true, "chip.gm.bytes");
     dv_stats_add(l, "GB/s", "GM bytes / run time (served by L2; its misses and write-backs by HBM)",
