@@ -17,8 +17,8 @@ dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigne
     if (tb > 32768)
         tb = 32768;
     if (tb < 256)
-        return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers", r->op->name,
-                            (unsigned long long)r->cfg->ub_bytes, nbuf);
+        return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers",
+                            r->op->name, (unsigned long long)r->cfg->ub_bytes, nbuf);
     s->tile = tb / es;
     uint64_t align = 32 / es;
     s->blocks = r->blocks_request ? r->blocks_request : opc_ceil_div(n, s->tile);
@@ -55,6 +55,32 @@ double opc_tiny(dv_dtype dt)
 
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s)
 {
-    snprintf(r->tiling, sizeof r->tiling, "%llu blocks of %llu elements, tiles of %llu elements per UB buffer",
+    snprintf(r->tiling, sizeof r->tiling,
+             "%llu blocks of %llu elements, tiles of %llu elements per UB buffer",
              (unsigned long long)s->blocks, (unsigned long long)s->per_block, (unsigned long long)s->tile);
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t m, uint64_t *blocks,
+                    uint64_t *per_block)
+{
+    *blocks = r->blocks_request ? r->blocks_request : opc_vector_cores(r->cfg);
+    uint64_t q = r->cfg->l2_line_bytes / gcd(rowb, r->cfg->l2_line_bytes); /* rows per whole lines */
+    q = q / gcd(q, m) * m;
+    if (opc_ceil_div(rows, q) < *blocks)
+        q = m;
+    if (!r->blocks_request && *blocks > opc_ceil_div(rows, q))
+        *blocks = opc_ceil_div(rows, q);
+    *per_block = opc_round_up(opc_ceil_div(rows, *blocks), q);
+    if (!r->blocks_request)
+        *blocks = opc_ceil_div(rows, *per_block);
 }

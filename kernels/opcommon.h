@@ -14,6 +14,16 @@ static inline uint64_t opc_round_up(uint64_t a, uint64_t b)
     return opc_ceil_div(a, b) * b;
 }
 
+static inline uint64_t opc_min(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline double opc_max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 /* How a vector operator spreads n elements over the vector cores. */
 typedef struct opc_vec_split {
     uint64_t tile;      /* elements per UB buffer */
@@ -28,6 +38,12 @@ dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigne
                            dv_error *err);
 /* Vector cores of the chip: coupled cores, or AIVs on a split chip. */
 uint64_t opc_vector_cores(const dv_chip_config *cfg);
+/* How a row-wise operator spreads `rows` rows of `rowb` bytes over the
+ * vector cores: blocks start on whole L2 lines when there are rows enough
+ * for every block to get whole lines (no two cores share a line), else on
+ * multiples of `m` rows; the user's block count is kept. */
+void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t m, uint64_t *blocks,
+                    uint64_t *per_block);
 /* r->tiling in words. */
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
 /* Sets a0.. from args. */

@@ -112,8 +112,8 @@ static dv_status load_input_file(dv_opr_run *r, const char *name, const char *pa
     return DV_OK;
 }
 
-dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg, bool data,
-                        dv_opr_run **out, dv_error *err)
+dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                        bool data, dv_opr_run **out, dv_error *err)
 {
     *out = NULL;
     dv_opr_run *r = calloc(1, sizeof *r);
@@ -307,7 +307,8 @@ dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64
                             dv_error *err)
 {
     if (r->ntensors == DV_OPR_MAX_TENSORS)
-        return dv_error_set(err, DV_ERR_INTERNAL, "%s: more than %d tensors", r->op->name, DV_OPR_MAX_TENSORS);
+        return dv_error_set(err, DV_ERR_INTERNAL, "%s: more than %d tensors", r->op->name,
+                            DV_OPR_MAX_TENSORS);
     dv_opr_tensor *t = &r->t[r->ntensors];
     *t = (dv_opr_tensor){.name = name, .output = output, .bytes = bytes ? bytes : 1};
     if (dv_gm_alloc(dv_sim_gm(r->sim), t->bytes, &t->addr, err) != DV_OK)
@@ -355,9 +356,10 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
         .write_cycles = wbw > 0 ? w->write_bytes / wbw : 0,
         /* Reads, and the outputs the write-back L2 cannot keep
          * (memory.l2_bytes): those go on to HBM while the run lasts. */
-        .hbm_cycles = (w->read_bytes + (w->write_bytes > (double)cfg->l2_bytes ? w->write_bytes - (double)cfg->l2_bytes
-                                                                                : 0)) /
-                      (double)cfg->hbm_bytes_per_cycle,
+        .hbm_cycles =
+            (w->read_bytes +
+             (w->write_bytes > (double)cfg->l2_bytes ? w->write_bytes - (double)cfg->l2_bytes : 0)) /
+            (double)cfg->hbm_bytes_per_cycle,
     };
     struct {
         double c;

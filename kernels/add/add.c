@@ -25,7 +25,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = opc_split_vector(r, n, es, 4, &s, err);
     if (st != DV_OK)
         return st;
-    const char *kernel = r->cfg->split ? (es == 2 ? "add_f16_aiv" : "add_f32_aiv") : (es == 2 ? "add_f16" : "add_f32");
+    const char *kernel =
+        r->cfg->split ? (es == 2 ? "add_f16_aiv" : "add_f32_aiv") : (es == 2 ? "add_f16" : "add_f32");
     unsigned x, y, z;
     uint64_t bytes = opc_round_up(n * es, 32);
     if ((st = dv_opr_use_kernel(r, &dvk_add_add, kernel, err)) != DV_OK ||
@@ -68,7 +69,8 @@ const dv_operator dv_op_add = {
     .dtypes = dtypes,
     .params = params,
     .tensors = "x[N] y[N] -> z[N] (each padded to 32 bytes in GM)",
-    .notes = "Block i takes per_block elements from i * per_block; tiles of up to 32 KiB per buffer, four UB buffers.",
+    .notes = "Block i takes per_block elements from i * per_block; tiles of up to 32 KiB per buffer, four UB "
+             "buffers.",
     .prepare = prepare,
     .check = check,
 };

@@ -15,27 +15,9 @@
  * the last output, which nothing hides.  Ties go to the larger tile. */
 #include "conv2d_tiling.h"
 
+#include "opcommon.h"
+
 #include <string.h>
-
-static uint64_t cdiv(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-static uint64_t rup(uint64_t a, uint64_t b)
-{
-    return cdiv(a, b) * b;
-}
-
-static uint64_t min_u(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-static double max_d(double a, double b)
-{
-    return a > b ? a : b;
-}
 
 bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t stride, uint64_t *out)
 {
@@ -49,7 +31,7 @@ bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t st
 /* Input rows of the strip of position tile mi (as conv2d.dvs's cv_geom). */
 static uint64_t strip_rows(const cv_tiling *t, uint64_t mi)
 {
-    uint64_t m0 = mi * t->mt, mv = min_u(t->mt, t->ohw - m0);
+    uint64_t m0 = mi * t->mt, mv = opc_min(t->mt, t->ohw - m0);
     uint64_t ohs = m0 / t->ow, ohe = (m0 + mv - 1) / t->ow;
     int64_t ist = (int64_t)(ohs * t->sh) - (int64_t)t->ph;
     int64_t lo = ist > 0 ? ist : 0;
@@ -72,18 +54,18 @@ static bool layout(const dv_chip_config *cfg, cv_tiling *t)
     if (t->onesl1 + (t->bias ? 512 : 0) > cfg->l1_bytes)
         return false;
     t->onesoff = m1 * t->kstep * 512;
-    t->l0ah = rup(t->onesoff + (t->bias ? m1 * 512 : 0), cfg->align_l0ab);
+    t->l0ah = opc_round_up(t->onesoff + (t->bias ? m1 * 512 : 0), cfg->align_l0ab);
     t->biasoff = t->kstep * n1 * 512;
-    t->l0bh = rup(t->biasoff + (t->bias ? n1 * 512 : 0), cfg->align_l0ab);
+    t->l0bh = opc_round_up(t->biasoff + (t->bias ? n1 * 512 : 0), cfg->align_l0ab);
     if (2 * t->l0ah > cfg->l0a_bytes || 2 * t->l0bh > cfg->l0b_bytes || t->kstep * n1 > 255)
         return false;
-    t->l0ch = rup(t->mt * t->nt * 4, cfg->align_l0c);
+    t->l0ch = opc_round_up(t->mt * t->nt * 4, cfg->align_l0c);
     if (2 * t->l0ch > cfg->l0c_bytes)
         return false;
     t->ubh = 0;
     if (!cfg->split) {
         /* a 256-byte skew puts the pong half in other bank groups */
-        t->ubh = rup(t->mt * t->nt * 2, 256) + 256;
+        t->ubh = opc_round_up(t->mt * t->nt * 2, 256) + 256;
         if (2 * t->ubh > cfg->ub_bytes)
             return false;
     }
@@ -102,16 +84,16 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
         9 * (double)cfg->s_div_cycles + 40 * (double)cfg->s_mem_cycles + 60 * (double)cfg->s_alu_cycles;
     double step_s = 14 * (double)cfg->s_mem_cycles + 40 * (double)cfg->s_alu_cycles;
     uint64_t kb = t->c1 * t->kk;
-    uint64_t end = min_u(t->tpb, t->tiles);
+    uint64_t end = opc_min(t->tpb, t->tiles);
     int64_t pn = -1, pmi = -1, pni = -1;
     t->strip_loads = t->w_loads = 0;
     for (uint64_t tile = 0; tile < end; tile++) {
         uint64_t per = t->nm * t->nn, n = tile / per, r = tile % per;
         uint64_t mi = t->order ? r % t->nm : r / t->nn, ni = t->order ? r / t->nm : r % t->nn;
-        uint64_t mv = min_u(t->mt, t->ohw - mi * t->mt), nv = min_u(t->nt, t->co - ni * t->nt);
-        uint64_t m1 = cdiv(mv, 16), n1 = cdiv(nv, 16), rows = strip_rows(t, mi);
+        uint64_t mv = opc_min(t->mt, t->ohw - mi * t->mt), nv = opc_min(t->nt, t->co - ni * t->nt);
+        uint64_t m1 = opc_ceil_div(mv, 16), n1 = opc_ceil_div(nv, 16), rows = strip_rows(t, mi);
         for (uint64_t c = 0; c < t->nch; c++) {
-            uint64_t ccv = min_u(t->cc, t->c1 - c * t->cc);
+            uint64_t ccv = opc_min(t->cc, t->c1 - c * t->cc);
             bool news = t->nch > 1 || (int64_t)n != pn || (int64_t)mi != pmi;
             bool neww = t->nch > 1 || (int64_t)ni != pni;
             double bytes =
@@ -121,7 +103,7 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
             t->w_loads += neww;
             if (tile == 0 && c == 0)
                 first = bytes / (double)cfg->bw_gm_l1 + lat;
-            uint64_t steps = cdiv(ccv * t->kk, t->kstep);
+            uint64_t steps = opc_ceil_div(ccv * t->kk, t->kstep);
             mte1 += (double)(m1 * ccv * t->kk * 512) / (double)cfg->bw_l1_l0a +
                     (double)(ccv * t->kk * n1 * 512) / (double)cfg->bw_l1_l0b + 2 * head * (double)steps;
             cube += (double)steps * (double)cfg->cube_head_cycles / 2;
@@ -131,15 +113,15 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
         if (cfg->split)
             last = (double)(mv * nv * 2) / (double)cfg->bw_l0c_gm + head + lat / 2;
         else
-            last = max_d((double)(m1 * n1 * 1024) / (double)cfg->bw_l0c_ub,
-                         (double)(mv * n1 * 32) / (double)cfg->bw_ub_gm + lat / 2) +
+            last = opc_max_d((double)(m1 * n1 * 1024) / (double)cfg->bw_l0c_ub,
+                             (double)(mv * n1 * 32) / (double)cfg->bw_ub_gm + lat / 2) +
                    head;
         out += last;
         pn = (int64_t)n, pmi = (int64_t)mi, pni = (int64_t)ni;
     }
     /* The pipes overlap in the steady state; the first item's load (after
      * the Scalar unit's set-up of it) and the last tile's output do not. */
-    return max_d(max_d(cube, mte2), max_d(max_d(mte1, out), scalar)) + first + last + item_s;
+    return opc_max_d(opc_max_d(cube, mte2), opc_max_d(opc_max_d(mte1, out), scalar)) + first + last + item_s;
 }
 
 dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, dv_error *err)
@@ -148,8 +130,8 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
     memset(&b, 0, sizeof b);
     b.n = p->n, b.h = p->h, b.w = p->w, b.co = p->co, b.kh = p->kh, b.kw = p->kw;
     b.sh = p->sh, b.sw = p->sw, b.ph = p->ph, b.pw = p->pw, b.dh = p->dh, b.dw = p->dw;
-    b.c1 = cdiv(p->c, 16);
-    b.co1 = cdiv(p->co, 16);
+    b.c1 = opc_ceil_div(p->c, 16);
+    b.co1 = opc_ceil_div(p->co, 16);
     b.bias = p->bias, b.relu = p->relu;
     b.kk = p->kh * p->kw;
     b.spanh = p->dh * (p->kh - 1) + 1;
@@ -178,19 +160,19 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
     b.img = p->kw << 12 | p->kh << 20 | p->sw << 28 | p->sh << 34 | p->dw << 40 | p->dh << 48;
     uint64_t cores = cfg->cores;
     bool found = false;
-    uint64_t mmax = min_u(512, rup(b.ohw, 16)), nmax = min_u(256, b.co1 * 16);
+    uint64_t mmax = opc_min(512, opc_round_up(b.ohw, 16)), nmax = opc_min(256, b.co1 * 16);
     for (uint64_t mt = 16; mt <= mmax; mt += 16)
         for (uint64_t nt = 16; nt <= nmax; nt += 16)
             for (uint64_t order = 0; order < 2; order++) {
                 cv_tiling c = b;
                 c.mt = mt, c.nt = nt, c.order = order;
-                c.nm = cdiv(b.ohw, mt);
-                c.nn = cdiv(b.co, nt);
+                c.nm = opc_ceil_div(b.ohw, mt);
+                c.nn = opc_ceil_div(b.co, nt);
                 if (order && (c.nm == 1 || c.nn == 1))
                     continue; /* the same walk as order 0 */
                 c.tiles = b.n * c.nm * c.nn;
-                c.blocks = p->blocks ? p->blocks : min_u(cores, c.tiles);
-                c.tpb = cdiv(c.tiles, c.blocks);
+                c.blocks = p->blocks ? p->blocks : opc_min(cores, c.tiles);
+                c.tpb = opc_ceil_div(c.tiles, c.blocks);
                 c.rows = 0;
                 for (uint64_t mi = 0; mi < c.nm; mi++) {
                     uint64_t r = strip_rows(&c, mi);
@@ -200,8 +182,8 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
                  * it (smaller chunks start the Cube sooner when a block has
                  * few tiles), each with the largest step that fits. */
                 uint64_t ccmax = 0;
-                for (c.cc = min_u(b.c1, 4095 / b.kk); c.cc >= 1 && !ccmax; c.cc--) {
-                    c.nch = cdiv(b.c1, c.cc);
+                for (c.cc = opc_min(b.c1, 4095 / b.kk); c.cc >= 1 && !ccmax; c.cc--) {
+                    c.nch = opc_ceil_div(b.c1, c.cc);
                     c.kstep = 1;
                     if (layout(cfg, &c))
                         ccmax = c.cc;
@@ -211,8 +193,8 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
                         continue;
                     cv_tiling d = c;
                     d.cc = ccmax / div;
-                    d.nch = cdiv(b.c1, d.cc);
-                    for (d.kstep = min_u(d.cc * b.kk, 255); d.kstep >= 1 && !layout(cfg, &d); d.kstep--)
+                    d.nch = opc_ceil_div(b.c1, d.cc);
+                    for (d.kstep = opc_min(d.cc * b.kk, 255); d.kstep >= 1 && !layout(cfg, &d); d.kstep--)
                         ;
                     if (!d.kstep)
                         continue;

@@ -22,7 +22,8 @@ DV_KERNEL_BLOB(matmul_pipelined);
 DV_KERNEL_BLOB(matmul_db);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
-static const char *const dtypes[] = {"f16", "f16-f32", "bf16-f16", "bf16-f32", "s8-deq", "s8-vdeq", "s8-req", NULL};
+static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
+                                     "s8-deq", "s8-vdeq", "s8-req",   NULL};
 static const dv_operator_param params[] = {
     {"M", 1024, 1, 65535, "rows of A and C"},
     {"N", 1024, 1, 65535, "columns of B and C"},
@@ -37,7 +38,7 @@ static const struct {
     unsigned dt;
     mm_out out;
 } dtype_map[] = {
-    {0, MM_OUT_F16}, {0, MM_OUT_F32}, {1, MM_OUT_F16}, {1, MM_OUT_F32},
+    {0, MM_OUT_F16}, {0, MM_OUT_F32},  {1, MM_OUT_F16}, {1, MM_OUT_F32},
     {2, MM_OUT_DEQ}, {2, MM_OUT_VDEQ}, {2, MM_OUT_REQ},
 };
 
@@ -80,8 +81,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     if (st != DV_OK)
         return st;
     const mm_tiling *t = &s->t;
-    static const dv_kernel_blob *const blobs[] = {&dvk_matmul_serial, &dvk_matmul_serial, &dvk_matmul_pipelined,
-                                                  &dvk_matmul_db};
+    static const dv_kernel_blob *const blobs[] = {&dvk_matmul_serial, &dvk_matmul_serial,
+                                                  &dvk_matmul_pipelined, &dvk_matmul_db};
     static const char *const names[] = {"matmul_serial", "matmul_serial", "matmul_pipelined", "matmul_db"};
     char kernel[64];
     snprintf(kernel, sizeof kernel, "%s%s", names[p->variant], r->cfg->split ? "_aic" : "");
@@ -144,7 +145,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
              "%s buffers",
              (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
              (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
-             t->reuse ? "kept across a tile row" : "reloaded per tile", p->variant == MM_DB ? "double" : "single");
+             t->reuse ? "kept across a tile row" : "reloaded per tile",
+             p->variant == MM_DB ? "double" : "single");
     return DV_OK;
 }
 
@@ -172,8 +174,9 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
     if (in == DV_DT_S8)
         snprintf(r->check.tolerance, sizeof r->check.tolerance, "%s",
-                 p->out == MM_OUT_REQ ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
-                                      : "exact s32 sum, dequant within u_f16 |c|");
+                 p->out == MM_OUT_REQ
+                     ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
+                     : "exact s32 sum, dequant within u_f16 |c|");
     else
         snprintf(r->check.tolerance, sizeof r->check.tolerance,
                  "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
@@ -224,11 +227,13 @@ static void release(dv_opr_run *r)
 
 const dv_operator dv_op_matmul = {
     .name = "matmul",
-    .summary = "C = A x B on the Cube: the optimisation ladder naive / tiled / pipelined / db, float and int8",
+    .summary =
+        "C = A x B on the Cube: the optimisation ladder naive / tiled / pipelined / db, float and int8",
     .variants = variants,
     .dtypes = dtypes,
     .params = params,
-    .tensors = "a[M,K] b[K,N] (s8: b is B^T [N,K]) -> c[M,ldc], ldc = N rounded up to 16 (s8-req: 32) columns",
+    .tensors =
+        "a[M,K] b[K,N] (s8: b is B^T [N,K]) -> c[M,ldc], ldc = N rounded up to 16 (s8-req: 32) columns",
     .notes = "dtype IN-OUT: f16/bf16 in, f32 accumulation, f16 or f32 out; s8-deq / s8-vdeq: s8 in, s32 "
              "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3. "
              "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "

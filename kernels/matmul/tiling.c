@@ -12,32 +12,14 @@
  * tiles per block x that.  The kernel reads the result as its record. */
 #include "tiling.h"
 
+#include "opcommon.h"
+
 #include <string.h>
-
-static uint64_t cdiv(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-static uint64_t rup(uint64_t a, uint64_t b)
-{
-    return cdiv(a, b) * b;
-}
-
-static uint64_t min_u(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-static double max_d(double a, double b)
-{
-    return a > b ? a : b;
-}
 
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p)
 {
     (void)cfg;
-    return rup(p->n, p->out == MM_OUT_REQ ? 32 : 16);
+    return opc_round_up(p->n, p->out == MM_OUT_REQ ? 32 : 16);
 }
 
 static uint64_t out_bytes(mm_out o)
@@ -55,17 +37,17 @@ static uint64_t ub_bytes(mm_out o)
 /* Fills the buffer layout of t for its sizes; false if it does not fit. */
 static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
 {
-    uint64_t kp = rup(p->k, t->k0);
+    uint64_t kp = opc_round_up(p->k, t->k0);
     uint64_t panel = t->mt * kp * t->es;
     uint64_t bchunk = t->nt * t->kl1 * t->es;
-    uint64_t table = p->out == MM_OUT_VDEQ ? rup(p->n * 8, 32) : 0;
-    t->l1b = rup(panel, 32);
-    t->l1bstep = nbuf == 2 ? rup(bchunk, 32) : 0;
-    t->l1tab = t->l1b + rup(bchunk, 32) * nbuf;
+    uint64_t table = p->out == MM_OUT_VDEQ ? opc_round_up(p->n * 8, 32) : 0;
+    t->l1b = opc_round_up(panel, 32);
+    t->l1bstep = nbuf == 2 ? opc_round_up(bchunk, 32) : 0;
+    t->l1tab = t->l1b + opc_round_up(bchunk, 32) * nbuf;
     if (t->l1tab + table > cfg->l1_bytes)
         return false;
     uint64_t l0a = t->mt * t->kl0 * t->es, l0b = t->kl0 * t->nt * t->es;
-    t->l0step = nbuf == 2 ? rup(l0a > l0b ? l0a : l0b, 512) : 0;
+    t->l0step = nbuf == 2 ? opc_round_up(l0a > l0b ? l0a : l0b, 512) : 0;
     if (l0a * nbuf > cfg->l0a_bytes || l0b * nbuf > cfg->l0b_bytes)
         return false;
     if (t->l0step && (t->l0step + l0a > cfg->l0a_bytes || t->l0step + l0b > cfg->l0b_bytes))
@@ -79,10 +61,10 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
     if (!cfg->split) {
         uint64_t ub = t->mt * t->nt * t->uboes;
         if (p->out == MM_OUT_REQ) {
-            t->ubnd = rup(ub, 32);
-            ub = t->ubnd + t->mt * rup(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
+            t->ubnd = opc_round_up(ub, 32);
+            ub = t->ubnd + t->mt * opc_round_up(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
         }
-        ub = rup(ub, 256) + 256; /* skew the pong into other bank groups */
+        ub = opc_round_up(ub, 256) + 256; /* skew the pong into other bank groups */
         t->ubstep = nbuf == 2 ? ub : 0;
         if (ub * nbuf > cfg->ub_bytes)
             return false;
@@ -96,8 +78,9 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
 /* Cycles of the model for one candidate. */
 static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
 {
-    double mt = (double)min_u(t->mt, rup(p->m, 16)), nt = (double)min_u(t->nt, rup(p->n, 16));
-    double k = (double)rup(p->k, t->k0), es = (double)t->es;
+    double mt = (double)opc_min(t->mt, opc_round_up(p->m, 16)),
+           nt = (double)opc_min(t->nt, opc_round_up(p->n, 16));
+    double k = (double)opc_round_up(p->k, t->k0), es = (double)t->es;
     double cube = (mt / 16) * (nt / 16) * (k / (double)t->k0) * (double)cfg->cube_fractal_cycles;
     /* A block's tiles are consecutive in row-major order: it loads the A
      * panel once per tile row it touches (every tile when not reused); the
@@ -111,16 +94,17 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double mte1 = mt * k * es / (double)cfg->bw_l1_l0a + k * nt * es / (double)cfg->bw_l1_l0b +
                   loads * (double)cfg->dma_head_cycles;
     double outc = cfg->split ? mt * nt * (double)t->oes / (double)cfg->bw_l0c_gm
-                             : max_d(mt * nt * 4 / (double)cfg->bw_l0c_ub, mt * nt * (double)t->oes / (double)cfg->bw_ub_gm);
-    double steps = cdiv(p->k, t->kl0), chunks = cdiv(p->k, t->kl1);
+                             : opc_max_d(mt * nt * 4 / (double)cfg->bw_l0c_ub,
+                                         mt * nt * (double)t->oes / (double)cfg->bw_ub_gm);
+    double steps = opc_ceil_div(p->k, t->kl0), chunks = opc_ceil_div(p->k, t->kl1);
     /* A tile's first chunk is fetched when the Scalar unit reaches the tile,
      * a few steps ahead of the Cube: about half of its load shows. */
-    double first = (double)min_u(t->kl1, rup(p->k, t->k0)) * nt * es / (double)cfg->bw_gm_l1 / 2;
+    double first = (double)opc_min(t->kl1, opc_round_up(p->k, t->k0)) * nt * es / (double)cfg->bw_gm_l1 / 2;
     double per_tile;
     if (p->variant == MM_DB)
-        per_tile = max_d(max_d(cube, mte2), max_d(mte1, outc)) + first + 30 * steps + 60 * chunks;
+        per_tile = opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)) + first + 30 * steps + 60 * chunks;
     else if (p->variant == MM_PIPELINED)
-        per_tile = max_d(cube + mte1, mte2) + outc + 40 * steps + 80 * chunks;
+        per_tile = opc_max_d(cube + mte1, mte2) + outc + 40 * steps + 80 * chunks;
     else
         per_tile = cube + mte2 + mte1 + outc + 100 * steps + 150 * chunks;
     return (double)t->tpb * per_tile + panel;
@@ -128,10 +112,10 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
 
 static void finish(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, uint64_t cores)
 {
-    t->ntiles = cdiv(p->n, t->nt);
-    t->tiles = cdiv(p->m, t->mt) * t->ntiles;
-    t->blocks = p->blocks ? p->blocks : min_u(cores, t->tiles);
-    t->tpb = cdiv(t->tiles, t->blocks);
+    t->ntiles = opc_ceil_div(p->n, t->nt);
+    t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
+    t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
+    t->tpb = opc_ceil_div(t->tiles, t->blocks);
     (void)cfg;
 }
 
@@ -153,9 +137,9 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     uint64_t nstep = !cfg->split && p->out == MM_OUT_REQ ? 32 : 16;
     if (p->variant == MM_NAIVE) {
         *t = base;
-        t->mt = p->force_mt ? p->force_mt : min_u(64, rup(p->m, 16));
-        t->nt = p->force_nt ? p->force_nt : min_u(64, rup(p->n, nstep));
-        t->kl0 = t->kl1 = rup(64, t->k0);
+        t->mt = p->force_mt ? p->force_mt : opc_min(64, opc_round_up(p->m, 16));
+        t->nt = p->force_nt ? p->force_nt : opc_min(64, opc_round_up(p->n, nstep));
+        t->kl0 = t->kl1 = opc_round_up(64, t->k0);
         t->reuse = 0;
         finish(cfg, p, t, cores);
         if (!layout(cfg, p, t, 1))
@@ -166,12 +150,12 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         return DV_OK;
     }
     bool found = false;
-    for (uint64_t mt = 16; mt <= 256 && mt <= rup(p->m, 16); mt += 16)
-        for (uint64_t nt = nstep; nt <= 256 && nt <= rup(p->n, nstep); nt += nstep)
-            for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= rup(p->k, base.k0); kl0 *= 2)
-                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= rup(p->k, kl0); kl1 *= 2) {
-                    if ((p->force_mt && mt != min_u(p->force_mt, rup(p->m, 16))) ||
-                        (p->force_nt && nt != min_u(p->force_nt, rup(p->n, nstep))))
+    for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
+        for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
+            for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base.k0); kl0 *= 2)
+                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
+                    if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
+                        (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
                         continue;
                     /* The L0 halves alternate within a chunk: a chunk of one
                      * step would never overlap MTE1 with the Cube. */
@@ -185,29 +169,32 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
                     c.est_cycles = estimate(cfg, p, &c);
                     /* Ties go to the larger tile (fewer instructions). */
                     if (!found || c.est_cycles < t->est_cycles * 0.999 ||
-                        (c.est_cycles <= t->est_cycles * 1.001 && c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
+                        (c.est_cycles <= t->est_cycles * 1.001 &&
+                         c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
                         *t = c;
                         found = true;
                     }
                 }
     if (!found && (p->force_mt || p->force_nt))
-        return dv_error_set(err, DV_ERR_INPUT, "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt, cfg->name);
     if (!found)
-        return dv_error_set(err, DV_ERR_INPUT,
-                            "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "
-                            "x K must fit L1: K <= %llu)",
-                            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
-                            (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "
+            "x K must fit L1: K <= %llu)",
+            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
+            (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
     return DV_OK;
 }
 
 void mm_record(const mm_tiling *t, uint8_t *out)
 {
-    const uint64_t f[MM_RECORD_FIELDS] = {t->m,     t->n,     t->k,      t->mt,      t->nt,     t->kl1,   t->kl0,
-                                          t->ntiles, t->tpb,  t->tiles,  t->ldc,     t->dt,     t->out,   t->reuse,
-                                          t->oes,   t->l1b,   t->l1bstep, t->l0step, t->l0cstep, t->ubstep, t->l1tab,
-                                          t->k0,    t->es,    t->uboes,  t->ubnd};
+    const uint64_t f[MM_RECORD_FIELDS] = {
+        t->m,       t->n,      t->k,     t->mt,  t->nt,    t->kl1,   t->kl0, t->ntiles,  t->tpb,
+        t->tiles,   t->ldc,    t->dt,    t->out, t->reuse, t->oes,   t->l1b, t->l1bstep, t->l0step,
+        t->l0cstep, t->ubstep, t->l1tab, t->k0,  t->es,    t->uboes, t->ubnd};
     for (unsigned i = 0; i < MM_RECORD_FIELDS; i++)
         for (unsigned b = 0; b < 8; b++)
             out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));

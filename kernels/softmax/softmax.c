@@ -60,16 +60,6 @@ static uint64_t sm_fit(sm_tiling *s, uint64_t mode, uint64_t es, uint64_t ub, ui
     return 0;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, sm_tiling *s,
                          dv_error *err)
 {
@@ -80,20 +70,7 @@ static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t e
     /* Unaligned rows: a non-final block and a block's last tile span at
      * least 32 bytes (softmax.dvs writes a block's last 32 bytes whole). */
     s->m = rowb % 32 == 0 ? 1 : opc_ceil_div(32, rowb);
-    uint64_t cores = opc_vector_cores(r->cfg);
-    s->blocks = r->blocks_request ? r->blocks_request : cores;
-    /* Blocks start on an L2 line when there are rows enough for every block
-     * to get whole lines, so that no two cores share a line (same-address
-     * serialisation); else on ceil(32 / row bytes) rows. */
-    uint64_t q = r->cfg->l2_line_bytes / gcd(rowb, r->cfg->l2_line_bytes); /* rows per whole lines */
-    q = q / gcd(q, s->m) * s->m;
-    if (opc_ceil_div(rows, q) < s->blocks)
-        q = s->m;
-    if (!r->blocks_request && s->blocks > opc_ceil_div(rows, q))
-        s->blocks = opc_ceil_div(rows, q);
-    s->per_block = opc_round_up(opc_ceil_div(rows, s->blocks), q);
-    if (!r->blocks_request)
-        s->blocks = opc_ceil_div(rows, s->per_block);
+    opc_split_rows(r, rows, rowb, s->m, &s->blocks, &s->per_block);
     /* About four tiles per block, so that loads and stores overlap compute,
      * unless UB holds fewer rows. */
     uint64_t want = opc_round_up(opc_ceil_div(s->per_block, 4), s->m);

@@ -78,12 +78,17 @@ int cmd_bench(int argc, char **argv)
     workload w[10];
     unsigned n = 0;
     for (int data = 1; data >= 0; data--) {
-        w[n++] = (workload){"matmul db f16, 1 core", {"matmul", "db", "f16", mm1, "ascend910", 1, data, true}};
-        w[n++] = (workload){"vector op, 1 core", {vec_op, NULL, "f16", vec_shape, "ascend910", 1, data, true}};
-        w[n++] = (workload){"matmul db f16, 32 cores", {"matmul", "db", "f16", mmN, "ascend910", 0, data, true}};
-        w[n++] = (workload){"matmul db f16, same, 1 core", {"matmul", "db", "f16", mmN, "ascend910", 1, data, true}};
+        w[n++] =
+            (workload){"matmul db f16, 1 core", {"matmul", "db", "f16", mm1, "ascend910", 1, data, true}};
+        w[n++] =
+            (workload){"vector op, 1 core", {vec_op, NULL, "f16", vec_shape, "ascend910", 1, data, true}};
+        w[n++] =
+            (workload){"matmul db f16, 32 cores", {"matmul", "db", "f16", mmN, "ascend910", 0, data, true}};
+        w[n++] = (workload){"matmul db f16, same, 1 core",
+                            {"matmul", "db", "f16", mmN, "ascend910", 1, data, true}};
         if (attn)
-            w[n++] = (workload){"attention, ascend910b", {"attention", NULL, NULL, attn_shape, "ascend910b", 0, data, true}};
+            w[n++] = (workload){"attention, ascend910b",
+                                {"attention", NULL, NULL, attn_shape, "ascend910b", 0, data, true}};
     }
     for (unsigned i = 0; i < n; i++) {
         if (!json)
@@ -164,14 +169,14 @@ int cmd_bench(int argc, char **argv)
         printf("%s\n", text);
     else {
         printf("dvsim bench on %s%s\n\n", cpu, quick ? " (--quick: small shapes)" : "");
-        printf("%-30s %-7s %8s %12s %11s %11s %11s %8s\n", "workload", "mode", "host s", "sim cycles", "cycles/s",
-               "insns/s", "MACs/s", "ns/insn");
+        printf("%-30s %-7s %8s %12s %11s %11s %11s %8s\n", "workload", "mode", "host s", "sim cycles",
+               "cycles/s", "insns/s", "MACs/s", "ns/insn");
         for (unsigned i = 0; i < n; i++) {
             const op_outcome *o = &w[i].out;
-            printf("%-30s %-7s %8.3f %12llu %11.3g %11.3g %11.3g %8.1f\n", w[i].name, w[i].spec.data ? "full" : "no-data",
-                   o->host_seconds, (unsigned long long)o->cycles, (double)o->cycles / o->host_seconds,
-                   (double)o->insns / o->host_seconds, (double)o->macs / o->host_seconds,
-                   1e9 * o->host_seconds / (double)o->insns);
+            printf("%-30s %-7s %8.3f %12llu %11.3g %11.3g %11.3g %8.1f\n", w[i].name,
+                   w[i].spec.data ? "full" : "no-data", o->host_seconds, (unsigned long long)o->cycles,
+                   (double)o->cycles / o->host_seconds, (double)o->insns / o->host_seconds,
+                   (double)o->macs / o->host_seconds, 1e9 * o->host_seconds / (double)o->insns);
         }
         printf("\nhost fp32 GEMM %ux%ux%u, one thread: %.1f GFLOP/s (%s)", gn, gn, gn, gemm_c / 1e9, what_c);
         if (gemm_blas > 0)

@@ -36,8 +36,8 @@ static void print_op(const dv_operator *op, bool detail)
     printf("    %-10s%s\n", "tensors:", op->tensors);
     for (unsigned i = 0; op->params[i].name; i++)
         printf("    %-10s%s: %s, %llu..%llu (default %llu)\n", i ? "" : "params:", op->params[i].name,
-               op->params[i].doc, (unsigned long long)op->params[i].min, (unsigned long long)op->params[i].max,
-               (unsigned long long)op->params[i].def);
+               op->params[i].doc, (unsigned long long)op->params[i].min,
+               (unsigned long long)op->params[i].max, (unsigned long long)op->params[i].def);
     printf("    %-10s%s\n", "notes:", op->notes);
 }
 
@@ -56,6 +56,7 @@ int cmd_ops(int argc, char **argv)
         print_op(dv_operator_at(i), false);
         printf("\n");
     }
-    printf("Run one with: dvsim run OPERATOR [--variant V] [--dtype T] [--shape K=V,...] [--chip C] [--seed S]\n");
+    printf("Run one with: dvsim run OPERATOR [--variant V] [--dtype T] [--shape K=V,...] [--chip C] [--seed "
+           "S]\n");
     return 0;
 }

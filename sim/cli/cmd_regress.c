@@ -24,17 +24,17 @@
 
 void cmd_regress_help(FILE *out)
 {
-    fprintf(out,
-            "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n\n"
-            "Runs every entry of the baseline (default " DEFAULT_BASELINE ": operator, variant, dtype, shape,\n"
-            "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
-            "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
-            "(old, new, change).\n\n"
-            "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
-            "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
-            "  --json             print the results as JSON\n"
-            "  --jobs N           run N entries at a time (default: the host's CPUs)\n\n"
-            "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
+    fprintf(out, "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n\n"
+                 "Runs every entry of the baseline (default " DEFAULT_BASELINE
+                 ": operator, variant, dtype, shape,\n"
+                 "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
+                 "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
+                 "(old, new, change).\n\n"
+                 "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
+                 "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
+                 "  --json             print the results as JSON\n"
+                 "  --jobs N           run N entries at a time (default: the host's CPUs)\n\n"
+                 "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
 }
 
 typedef struct entry {
@@ -236,7 +236,8 @@ int cmd_regress(int argc, char **argv)
     cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
     if (!cJSON_IsArray(entries)) {
         cJSON_Delete(root);
-        fprintf(stderr, "dvsim regress: %s: not a baseline (a JSON object with an \"entries\" array)\n", path);
+        fprintf(stderr, "dvsim regress: %s: not a baseline (a JSON object with an \"entries\" array)\n",
+                path);
         return 65;
     }
     const cJSON *tn = cJSON_GetObjectItemCaseSensitive(root, "tolerance_pct");
@@ -324,7 +325,8 @@ int cmd_regress(int argc, char **argv)
         rc = drifted ? 1 : 0;
     } else {
         printf("%zu entries in %.1f s on %ld threads: %u drifted%s\n", selected, secs, nthreads, drifted,
-               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)" : ", nothing moved");
+               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)"
+                       : ", nothing moved");
         rc = drifted ? 1 : 0;
     }
     cJSON_Delete(rows);

@@ -4,8 +4,8 @@
 #include "dv_asm.h"
 #include "dv_fp.h"
 #include "dv_metrics.h"
-#include "dv_perf.h"
 #include "dv_operator.h"
+#include "dv_perf.h"
 #include "dv_stats.h"
 #include "run_report.h"
 #include "run_trace.h"
@@ -28,50 +28,49 @@ typedef struct binding {
 
 void cmd_run_help(FILE *out)
 {
-    fputs(
-        "usage: dvsim run OPERATOR [operator options] [options]\n"
-        "       dvsim run KERNEL.elf|KERNEL.dvs [kernel options] [options]\n"
-        "\n"
-        "Runs an operator (see dvsim ops) or one kernel object and reports cycles, per-pipe busy time,\n"
-        "Cube and Vector utilisation, bytes and bandwidth per path, and the roofline bound.  An\n"
-        "operator's outputs are checked against its CPU reference.\n"
-        "\n"
-        "operator options:\n"
-        "  --variant V            the kernel variant (default: the operator's first)\n"
-        "  --dtype T              the data type (default: the operator's first)\n"
-        "  --shape K=V,...        shape parameters, e.g. M=512,N=512,K=1024\n"
-        "  --seed S               seed of the random inputs (default 1)\n"
-        "  --blocks N             override the tiling's block_dim\n"
-        "  --input NAME=FILE      take input tensor NAME from FILE (its exact size)\n"
-        "  --dump NAME=FILE       write tensor NAME to FILE after the run\n"
-        "\n"
-        "kernel options:\n"
-        "  --kernel NAME          which kernel of the object (needed if it has several)\n"
-        "  --blocks N             launch N blocks (block_dim): block i on core i, in waves when\n"
-        "                         there are more blocks than cores (the kernel reads csr blockidx)\n"
-        "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
-        "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
-        "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, s32)\n"
-        "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
-        "\n"
-        "options:\n"
-        "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
-        "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
-        "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
-        "  --no-data              timing only: skip the arithmetic (and the check)\n"
-        "  --json                 print the statistics as one JSON object\n"
-        "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
-        "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
-        "  --metrics GROUP        print an msprof metric group\n"
-        , out);
+    fputs("usage: dvsim run OPERATOR [operator options] [options]\n"
+          "       dvsim run KERNEL.elf|KERNEL.dvs [kernel options] [options]\n"
+          "\n"
+          "Runs an operator (see dvsim ops) or one kernel object and reports cycles, per-pipe busy time,\n"
+          "Cube and Vector utilisation, bytes and bandwidth per path, and the roofline bound.  An\n"
+          "operator's outputs are checked against its CPU reference.\n"
+          "\n"
+          "operator options:\n"
+          "  --variant V            the kernel variant (default: the operator's first)\n"
+          "  --dtype T              the data type (default: the operator's first)\n"
+          "  --shape K=V,...        shape parameters, e.g. M=512,N=512,K=1024\n"
+          "  --seed S               seed of the random inputs (default 1)\n"
+          "  --blocks N             override the tiling's block_dim\n"
+          "  --input NAME=FILE      take input tensor NAME from FILE (its exact size)\n"
+          "  --dump NAME=FILE       write tensor NAME to FILE after the run\n"
+          "\n"
+          "kernel options:\n"
+          "  --kernel NAME          which kernel of the object (needed if it has several)\n"
+          "  --blocks N             launch N blocks (block_dim): block i on core i, in waves when\n"
+          "                         there are more blocks than cores (the kernel reads csr blockidx)\n"
+          "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
+          "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
+          "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
+          "s32)\n"
+          "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
+          "\n"
+          "options:\n"
+          "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
+          "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
+          "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
+          "  --no-data              timing only: skip the arithmetic (and the check)\n"
+          "  --json                 print the statistics as one JSON object\n"
+          "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
+          "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
+          "  --metrics GROUP        print an msprof metric group\n",
+          out);
     run_trace_help(out);
-    fputs(
-        "\n"
-        "Exit: 0 the run ended (and the check passed); 1 it faulted, deadlocked, hit the cycle limit\n"
-        "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input;\n"
-        "130 interrupted (Ctrl-C: the run stops at the next event, the outputs and the trace are\n"
-        "completed).\n"
-        , out);
+    fputs("\n"
+          "Exit: 0 the run ended (and the check passed); 1 it faulted, deadlocked, hit the cycle limit\n"
+          "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input;\n"
+          "130 interrupted (Ctrl-C: the run stops at the next event, the outputs and the trace are\n"
+          "completed).\n",
+          out);
 }
 
 static bool parse_u64(const char *s, uint64_t *v)
@@ -361,8 +360,8 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
             uint64_t v;
             if (pass == 0) {
                 if (!parse_arg(k->args[a].type, list[i].spec, &v))
-                    return cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name, list[i].spec,
-                                           dv_arg_type_name(k->args[a].type));
+                    return cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name,
+                                           list[i].spec, dv_arg_type_name(k->args[a].type));
             } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
                 return rc;
             } else {
@@ -383,8 +382,9 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 static int setup_operator(run_opts *o, const dv_operator *op, const dv_chip_config *cfg, dv_opr_run **opr)
 {
     if (o->kernel || o->nargs || o->ngms)
-        return cli_usage_error("run", "--kernel, --arg and --gm are for kernel objects; %s is an operator "
-                                      "(use --shape, --dtype, --variant)",
+        return cli_usage_error("run",
+                               "--kernel, --arg and --gm are for kernel objects; %s is an operator "
+                               "(use --shape, --dtype, --variant)",
                                op->name);
     if (o->ninputs > DV_OPR_MAX_INPUTS)
         return cli_usage_error("run", "at most %d --input options", DV_OPR_MAX_INPUTS);
@@ -420,15 +420,17 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
         printf("check: PASS, %llu elements; max abs error %.3g, max rel error %.3g (%s)\n",
                (unsigned long long)c->compared, c->max_abs, c->max_rel, c->tolerance);
     else
-        printf("check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
-               (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
-               c->max_abs);
+        printf(
+            "check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
+            (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
+            c->max_abs);
     dv_opr_launch sum;
     dv_opr_totals(r, &sum);
     if (r->nlaunched > 1) {
         printf("launches:");
         for (unsigned i = 0; i < r->nlaunched; i++)
-            printf("%s %s %llu cycles", i ? "," : "", r->launch[i].kernel, (unsigned long long)r->launch[i].cycles);
+            printf("%s %s %llu cycles", i ? "," : "", r->launch[i].kernel,
+                   (unsigned long long)r->launch[i].cycles);
         printf("\n");
     }
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
@@ -460,14 +462,16 @@ static void add_operator_stats(const dv_opr_run *r, const dv_run_result *res, dv
     dv_stats_add(l, "blocks", "block_dim chosen by the tiling", (double)r->block_dim, true, "op.block_dim");
     dv_opr_launch sum;
     dv_opr_totals(r, &sum);
-    dv_stats_add(l, "launches", "kernel launches of the operator run", (double)r->nlaunched, true, "op.launches");
-    dv_stats_add(l, "cycles", "core cycles summed over the launches", (double)sum.cycles, true, "op.total_cycles");
+    dv_stats_add(l, "launches", "kernel launches of the operator run", (double)r->nlaunched, true,
+                 "op.launches");
+    dv_stats_add(l, "cycles", "core cycles summed over the launches", (double)sum.cycles, true,
+                 "op.total_cycles");
     dv_stats_add(l, "bytes", "GM -> core bytes summed over the launches", (double)sum.gm_read, true,
                  "op.gm_read_bytes");
     dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)sum.gm_write, true,
                  "op.gm_write_bytes");
-    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", rl.bound_cycles, false,
-                 "op.roofline.bound_cycles");
+    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", rl.bound_cycles,
+                 false, "op.roofline.bound_cycles");
     dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * rl.achieved, false,
                  "op.roofline.achieved_pct");
 }
@@ -572,8 +576,8 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     } else {
         size_t n = strlen(o.path);
         if (!strchr(o.path, '/') && !strchr(o.path, '.') && stat(o.path, &sb) != 0 && n)
-            return cli_usage_error("run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
-                                   o.path);
+            return cli_usage_error(
+                "run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file", o.path);
         if (!(sim = dv_sim_create(&cfg, o.data, &err)))
             return cli_fail(&err);
         if ((rc = setup_kernel(&o, sim, &obj, addr, len)) != 0)
@@ -586,8 +590,8 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
         goto done;
     }
     if (opr && opr->launches > 1 && o.pmu) {
-        rc = cli_usage_error("run", "--pmu follows one launch; %s runs %u (variant %s)", op->name, opr->launches,
-                             dv_opr_variant(opr));
+        rc = cli_usage_error("run", "--pmu follows one launch; %s runs %u (variant %s)", op->name,
+                             opr->launches, dv_opr_variant(opr));
         goto done;
     }
     run_trace rt;
@@ -613,8 +617,8 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     dv_run_result res;
     /* An operator may run several launches (dv_operator.next_launch): the
      * report is of the last one, the operator section sums them all. */
-    if ((opr ? dv_opr_run_launches(opr, o.max_cycles, &res, &err) : dv_sim_run(sim, o.max_cycles, &res, &err)) !=
-        DV_OK) {
+    if ((opr ? dv_opr_run_launches(opr, o.max_cycles, &res, &err)
+             : dv_sim_run(sim, o.max_cycles, &res, &err)) != DV_OK) {
         run_trace_end(&rt, NULL, true);
         rc = cli_fail(&err);
         goto done;

@@ -57,7 +57,8 @@ typedef void (*threads_fn)(int);
 
 double host_gemm_flops(unsigned n, bool openblas, char *what, size_t what_size)
 {
-    float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = calloc((size_t)n * n, 4);
+    float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n),
+          *c = calloc((size_t)n * n, 4);
     double rate = 0;
     if (!a || !b || !c)
         goto done;
@@ -78,9 +79,11 @@ double host_gemm_flops(unsigned n, bool openblas, char *what, size_t what_size)
         if (threads)
             threads(1);
         enum { ROW_MAJOR = 101, NO_TRANS = 111 };
-        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c, (int)n);
+        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c,
+              (int)n);
         double t0 = now();
-        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c, (int)n);
+        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c,
+              (int)n);
         rate = 2.0 * n * n * (double)n / (now() - t0);
         snprintf(what, what_size, "OpenBLAS cblas_sgemm, 1 thread");
         dlclose(h);

@@ -1,5 +1,6 @@
 /* op_exec.c - one operator run reduced to its figures (regress, bench). */
 #include "op_exec.h"
+
 #include "dv_stats.h"
 
 #include <stdio.h>
@@ -15,8 +16,8 @@ double op_now(void)
 
 void op_spec_name(const op_spec *s, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "%s/%s/%s/%s/%s", s->op, s->variant ? s->variant : "-", s->dtype ? s->dtype : "-",
-                     s->shape && *s->shape ? s->shape : "-", s->chip);
+    int n = snprintf(buf, size, "%s/%s/%s/%s/%s", s->op, s->variant ? s->variant : "-",
+                     s->dtype ? s->dtype : "-", s->shape && *s->shape ? s->shape : "-", s->chip);
     if (s->blocks && n > 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, "/b%llu", (unsigned long long)s->blocks);
     if (!s->data && n > 0 && (size_t)n < size)
@@ -43,7 +44,8 @@ void op_exec(const op_spec *s, op_outcome *o)
         fail(o, dv_status_exit_code(err.status), err.msg);
         return;
     }
-    dv_opr_request req = {.variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks};
+    dv_opr_request req = {
+        .variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks};
     dv_opr_run *r;
     if (dv_opr_create(op, &req, &cfg, s->data, &r, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);
@@ -61,7 +63,8 @@ void op_exec(const op_spec *s, op_outcome *o)
         fail(o, 1, res.message ? res.message : dv_stop_name(res.stop));
         goto done;
     }
-    if ((!s->no_check && dv_opr_check_outputs(r, &err) != DV_OK) || dv_stats_collect(dv_opr_sim(r), &res, &l, &err) != DV_OK) {
+    if ((!s->no_check && dv_opr_check_outputs(r, &err) != DV_OK) ||
+        dv_stats_collect(dv_opr_sim(r), &res, &l, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);
         goto done;
     }

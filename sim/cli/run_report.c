@@ -1,5 +1,6 @@
 /* run_report.c - what dvsim run prints after a simulation. */
 #include "run_report.h"
+
 #include "cli.h"
 #include "dv_metrics.h"
 
@@ -57,8 +58,7 @@ static void print_core(const dv_chip_config *cfg, const dv_run_result *res, cons
            run_stat(l, 0, "roofline.achieved_pct"));
 }
 
-void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res,
-                         const dv_stat_list *l)
+void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res, const dv_stat_list *l)
 {
     const dv_chip_config *cfg = dv_sim_config(sim);
     printf("kernel %s on %s: %llu block%s on %u core%s, %llu MHz\n", kernel, cfg->name,
@@ -80,9 +80,10 @@ void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result
                    run_stat(l, i, "mte2.busy_pct"), run_stat(l, i, "mte3.busy_pct"), gm);
         }
         printf("\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; load imbalance %.2f\n",
-               run_stat(l, RUN_CHIP, "cube.utilisation_avg_pct"), run_stat(l, RUN_CHIP, "cube.utilisation_max_pct"),
-               run_stat(l, RUN_CHIP, "vector.utilisation_avg_pct"), run_stat(l, RUN_CHIP, "vector.utilisation_max_pct"),
-               run_stat(l, RUN_CHIP, "load_imbalance"));
+               run_stat(l, RUN_CHIP, "cube.utilisation_avg_pct"),
+               run_stat(l, RUN_CHIP, "cube.utilisation_max_pct"),
+               run_stat(l, RUN_CHIP, "vector.utilisation_avg_pct"),
+               run_stat(l, RUN_CHIP, "vector.utilisation_max_pct"), run_stat(l, RUN_CHIP, "load_imbalance"));
     }
     printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f (%.1f%%)\n",
            run_stat(l, RUN_CHIP, "gm.gbps"), run_stat(l, RUN_CHIP, "l2.read_hit_pct"),
@@ -138,7 +139,7 @@ static void drain(dv_perf *p, void *user)
 }
 
 int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
-                     const char *outdir)
+                  const char *outdir)
 {
     char *copy = strdup(list);
     const char *names[DV_SAMPLE_MAX_EVENTS];
@@ -218,4 +219,3 @@ int run_pmu_finish(pmu_ctx *pc, bool json)
     }
     return 0;
 }
-

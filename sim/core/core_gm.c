@@ -41,9 +41,11 @@ static void for_each_range(dv_core *c, const dv_op *op, const dv_op_stats *st, r
     }
     case DV_OP_ND2NZ_GM_L1: {
         const dv_layout *l0 = dv_layout_get(DV_LAYOUT_ND2NZ0), *l1 = dv_layout_get(DV_LAYOUT_ND2NZ1);
-        unsigned size = (unsigned)in->f[DV_F_DTYPE] < DV_DT_COUNT ? dv_dtype_size((dv_dtype)in->f[DV_F_DTYPE]) : 1;
+        unsigned size =
+            (unsigned)in->f[DV_F_DTYPE] < DV_DT_COUNT ? dv_dtype_size((dv_dtype)in->f[DV_F_DTYPE]) : 1;
         uint64_t n = dv_layout_extract(l0, op->r[2], "n"), d = dv_layout_extract(l0, op->r[2], "d");
-        uint64_t srcd = dv_layout_extract(l0, op->r[2], "srcd"), nd = dv_layout_extract(l0, op->r[2], "ndnum");
+        uint64_t srcd = dv_layout_extract(l0, op->r[2], "srcd"),
+                 nd = dv_layout_extract(l0, op->r[2], "ndnum");
         uint64_t srcmat = dv_layout_extract(l1, op->r[3], "srcmat");
         for (uint64_t t = 0; t < nd; t++)
             for (uint64_t r = 0; r < n; r++)

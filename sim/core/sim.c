@@ -18,7 +18,7 @@ struct dv_sim {
     uint64_t block_dim, next_block;
     dv_core *cores;
     unsigned ncores, ninit;
-    uint64_t stop_seq; /* bumped by a core whenever its stop changes */
+    uint64_t stop_seq;   /* bumped by a core whenever its stop changes */
     unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
     dv_cc_net cc;
     dv_core **core_ptrs;
@@ -28,11 +28,11 @@ struct dv_sim {
     dv_status start_err;
     /* incremental runs (dv_sim_start / advance / finish) */
     uint64_t max_cycles;
-    bool running;      /* started, not yet ended */
-    dv_core *stopped;  /* the first core that stopped the run */
+    bool running;     /* started, not yet ended */
+    dv_core *stopped; /* the first core that stopped the run */
     const volatile sig_atomic_t *interrupt_flag;
-    bool interrupt;    /* dv_sim_interrupt */
-    uint64_t horizon;  /* the end of the last slice dv_sim_advance went through */
+    bool interrupt;   /* dv_sim_interrupt */
+    uint64_t horizon; /* the end of the last slice dv_sim_advance went through */
     const dv_trace_sink *trace;
     dv_sim_pace_fn pace; /* dv_sim_set_pacer */
     void *pace_user;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v, bool integer, const char *fmt,
-                ...)
+void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v, bool integer,
+                  const char *fmt, ...)
 {
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
@@ -40,48 +40,52 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
 {
     double cycles = (double)run_cycles, hz = (double)cfg->clock_mhz * 1e6;
     double total = cycles > 0 ? cycles : 1;
-    dv_stats_add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles, true,
-        "core%u.cycles", id);
+    dv_stats_add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles,
+                 true, "core%u.cycles", id);
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
-        dv_stats_add(l, "cycles", "cycles the pipe was executing an instruction", (double)s->pipe[p].busy_cycles, true,
-            "core%u.%s.busy_cycles", id, pipe_keys[p]);
-        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total, false,
-            "core%u.%s.busy_pct", id, pipe_keys[p]);
+        dv_stats_add(l, "cycles", "cycles the pipe was executing an instruction",
+                     (double)s->pipe[p].busy_cycles, true, "core%u.%s.busy_cycles", id, pipe_keys[p]);
+        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total,
+                     false, "core%u.%s.busy_pct", id, pipe_keys[p]);
         dv_stats_add(l, "instructions", "instructions executed by the pipe", (double)s->pipe[p].insns, true,
-            "core%u.%s.instructions", id, pipe_keys[p]);
+                     "core%u.%s.instructions", id, pipe_keys[p]);
         dv_stats_add(l, "cycles", "cycles blocked on a wait_flag", (double)s->pipe[p].wait_cycles, true,
-            "core%u.%s.wait_cycles", id, pipe_keys[p]);
+                     "core%u.%s.wait_cycles", id, pipe_keys[p]);
         dv_stats_add(l, "cycles", "cycles the Scalar unit stalled because this queue was full",
-            (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, pipe_keys[p]);
+                     (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, pipe_keys[p]);
     }
     double peak_macs = dv_config_core_macs_fp16(cfg);
     dv_stats_add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core%u.cube.macs", id);
-    dv_stats_add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core%u.cube.fractals", id);
+    dv_stats_add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core%u.cube.fractals",
+                 id);
     dv_stats_add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",
-        100.0 * (double)s->cube_macs / (peak_macs * total), false, "core%u.cube.utilisation_pct", id);
-    dv_stats_add(l, "ops", "Vector element operations (active lanes x repeats)", (double)s->vec_elem_ops, true,
-        "core%u.vector.element_ops", id);
+                 100.0 * (double)s->cube_macs / (peak_macs * total), false, "core%u.cube.utilisation_pct",
+                 id);
+    dv_stats_add(l, "ops", "Vector element operations (active lanes x repeats)", (double)s->vec_elem_ops,
+                 true, "core%u.vector.element_ops", id);
     dv_stats_add(l, "repeats", "Vector repeats", (double)s->vec_repeats, true, "core%u.vector.repeats", id);
-    dv_stats_add(l, "%", "Vector busy cycles / total cycles", 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total,
-        false, "core%u.vector.utilisation_pct", id);
+    dv_stats_add(l, "%", "Vector busy cycles / total cycles",
+                 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total, false,
+                 "core%u.vector.utilisation_pct", id);
     dv_stats_add(l, "cycles", "UB bank-group conflict cycles", (double)s->ub_group_conflict_cycles, true,
-        "core%u.ub.bankgroup_conflict_cycles", id);
-    dv_stats_add(l, "cycles", "UB bank (read/write) conflict cycles", (double)s->ub_bank_conflict_cycles, true,
-        "core%u.ub.bank_conflict_cycles", id);
+                 "core%u.ub.bankgroup_conflict_cycles", id);
+    dv_stats_add(l, "cycles", "UB bank (read/write) conflict cycles", (double)s->ub_bank_conflict_cycles,
+                 true, "core%u.ub.bank_conflict_cycles", id);
     for (int p = 1; p < DV_PATH_COUNT; p++) {
         uint64_t bw = dv_path_bw(cfg, (dv_path)p);
         if (!bw && !s->path_bytes[p])
             continue;
         double b = (double)s->path_bytes[p];
-        dv_stats_add(l, "bytes", "bytes moved over the path", b, true, "core%u.path.%s.bytes", id, path_keys[p]);
-        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle", id,
-            path_keys[p]);
+        dv_stats_add(l, "bytes", "bytes moved over the path", b, true, "core%u.path.%s.bytes", id,
+                     path_keys[p]);
+        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle",
+                     id, path_keys[p]);
         dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id,
-            path_keys[p]);
+                     path_keys[p]);
         dv_stats_add(l, "B/cycle", "the path's peak from the chip config", (double)bw, true,
-            "core%u.path.%s.peak_bytes_per_cycle", id, path_keys[p]);
+                     "core%u.path.%s.peak_bytes_per_cycle", id, path_keys[p]);
         dv_stats_add(l, "%", "achieved / peak bandwidth", bw ? 100.0 * b / total / (double)bw : 0, false,
-            "core%u.path.%s.utilisation_pct", id, path_keys[p]);
+                     "core%u.path.%s.utilisation_pct", id, path_keys[p]);
     }
     /* Roofline: the least time each resource needs for the work done. */
     double bound = (double)s->cube_macs / peak_macs;
@@ -108,18 +112,18 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
     }
     dv_stats_add(l, "cycles", bound_by, bound, false, "core%u.roofline.bound_cycles", id);
     dv_stats_add(l, "%", "roofline bound cycles / actual cycles", 100.0 * bound / total, false,
-        "core%u.roofline.achieved_pct", id);
+                 "core%u.roofline.achieved_pct", id);
     dv_stats_add(l, "cycles",
-        "GM transfers held back by lines another core was transferring (same-address serialisation)",
-        (double)s->gm_serialised_cycles, true, "core%u.gm.serialised_cycles", id);
+                 "GM transfers held back by lines another core was transferring (same-address serialisation)",
+                 (double)s->gm_serialised_cycles, true, "core%u.gm.serialised_cycles", id);
     dv_stats_add(l, "lines", "L2 read hits", (double)s->l2.read_hits, true, "core%u.l2.read_hits", id);
-    dv_stats_add(l, "lines", "L2 read misses (line allocated and filled from HBM)", (double)s->l2.read_misses, true,
-        "core%u.l2.read_misses", id);
+    dv_stats_add(l, "lines", "L2 read misses (line allocated and filled from HBM)", (double)s->l2.read_misses,
+                 true, "core%u.l2.read_misses", id);
     dv_stats_add(l, "lines", "L2 write hits", (double)s->l2.write_hits, true, "core%u.l2.write_hits", id);
     dv_stats_add(l, "lines", "L2 write misses (line allocated)", (double)s->l2.write_misses, true,
-        "core%u.l2.write_misses", id);
+                 "core%u.l2.write_misses", id);
     dv_stats_add(l, "instructions", "scalar instructions executed", (double)s->scalar_insns, true,
-        "core%u.scalar.executed", id);
+                 "core%u.scalar.executed", id);
 }
 
 dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_list *l, dv_error *err)
@@ -127,12 +131,12 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     memset(l, 0, sizeof *l);
     const dv_chip_config *cfg = dv_sim_config(sim);
     double hz = (double)cfg->clock_mhz * 1e6, total = res->cycles ? (double)res->cycles : 1;
-    dv_stats_add(l, "cycles", "chip cycles from the first fetch to the end of the last block", (double)res->cycles,
-        true, "chip.cycles");
+    dv_stats_add(l, "cycles", "chip cycles from the first fetch to the end of the last block",
+                 (double)res->cycles, true, "chip.cycles");
     dv_stats_add(l, "cycles", "launch overhead before the first fetch (chip.launch_cycles)",
-        (double)res->launch_cycles, true, "chip.launch_cycles");
+                 (double)res->launch_cycles, true, "chip.launch_cycles");
     dv_stats_add(l, "us", "launch overhead plus run time at the chip clock",
-        ((double)res->launch_cycles + (double)res->cycles) / hz * 1e6, false, "chip.time_us");
+                 ((double)res->launch_cycles + (double)res->cycles) / hz * 1e6, false, "chip.time_us");
     dv_stats_add(l, "blocks", "blocks launched (block_dim)", (double)res->block_dim, true, "chip.blocks");
     dv_stats_add(l, "cores", "cores that ran blocks", (double)res->ncores, true, "chip.cores_used");
     double cube_sum = 0, cube_max = 0, vec_sum = 0, vec_max = 0, act_sum = 0, act_max = 0, gm_bytes = 0;
@@ -161,15 +165,18 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     double n = res->ncores ? res->ncores : 1;
     dv_stats_add(l, "%", "mean over the cores with a Cube (coupled cores, AICs) of Cube utilisation",
                  ncube ? cube_sum / ncube : 0, false, "chip.cube.utilisation_avg_pct");
-    dv_stats_add(l, "%", "highest Cube utilisation of a core", cube_max, false, "chip.cube.utilisation_max_pct");
+    dv_stats_add(l, "%", "highest Cube utilisation of a core", cube_max, false,
+                 "chip.cube.utilisation_max_pct");
     dv_stats_add(l, "%", "mean over the cores with a Vector unit (coupled cores, AIVs) of Vector busy time",
                  nvec ? vec_sum / nvec : 0, false, "chip.vector.utilisation_avg_pct");
-    dv_stats_add(l, "%", "highest Vector busy time of a core", vec_max, false, "chip.vector.utilisation_max_pct");
-    dv_stats_add(l, "bytes", "bytes read from and written to GM by all cores", gm_bytes, true, "chip.gm.bytes");
+    dv_stats_add(l, "%", "highest Vector busy time of a core", vec_max, false,
+                 "chip.vector.utilisation_max_pct");
+    dv_stats_add(l, "bytes", "bytes read from and written to GM by all cores", gm_bytes, true,
+                 "chip.gm.bytes");
     dv_stats_add(l, "GB/s", "GM bytes / run time (served by L2; its misses and write-backs by HBM)",
-        gm_bytes / (total / hz) / 1e9, false, "chip.gm.gbps");
+                 gm_bytes / (total / hz) / 1e9, false, "chip.gm.gbps");
     dv_stats_add(l, "GB/s", "HBM peak (memory.hbm_bytes_per_cycle at the clock)",
-        (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.hbm.peak_gbps");
+                 (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.hbm.peak_gbps");
     double hbm = 0, rh = 0, rm = 0, wh = 0, wm = 0;
     for (unsigned i = 0; i < res->ncores; i++) {
         const dv_l2_counts *c2 = &dv_sim_core(sim, i)->stats.l2;
@@ -181,19 +188,19 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     }
     dv_stats_add(l, "bytes", "HBM traffic: L2 line fills and write-backs", hbm, true, "chip.hbm.bytes");
     dv_stats_add(l, "GB/s", "HBM traffic / run time", hbm / (total / hz) / 1e9, false, "chip.hbm.gbps");
-    dv_stats_add(l, "%", "HBM traffic / HBM peak", 100.0 * hbm / total / (double)cfg->hbm_bytes_per_cycle, false,
-        "chip.hbm.utilisation_pct");
+    dv_stats_add(l, "%", "HBM traffic / HBM peak", 100.0 * hbm / total / (double)cfg->hbm_bytes_per_cycle,
+                 false, "chip.hbm.utilisation_pct");
     dv_stats_add(l, "%", "L2 read hits / reads (lines)", rh + rm > 0 ? 100.0 * rh / (rh + rm) : 0, false,
-        "chip.l2.read_hit_pct");
+                 "chip.l2.read_hit_pct");
     dv_stats_add(l, "%", "L2 write hits / writes (lines)", wh + wm > 0 ? 100.0 * wh / (wh + wm) : 0, false,
-        "chip.l2.write_hit_pct");
+                 "chip.l2.write_hit_pct");
     dv_stats_add(l, "ratio", "busiest core's active cycles / mean active cycles (1 = balanced)",
-        act_sum > 0 ? act_max / (act_sum / n) : 1.0, false, "chip.load_imbalance");
+                 act_sum > 0 ? act_max / (act_sum / n) : 1.0, false, "chip.load_imbalance");
     for (unsigned i = 0; i < res->ncores; i++) {
         const dv_core *c = dv_sim_core(sim, i);
         dv_stats_add(l, "blocks", "blocks this core ran", (double)c->blocks_run, true, "core%u.blocks", i);
         dv_stats_add(l, "cycles", "cycles this core spent running blocks", (double)c->active_cycles, true,
-            "core%u.active_cycles", i);
+                     "core%u.active_cycles", i);
         add_core(l, cfg, i, &c->stats, res->cycles);
     }
     if (l->count == 0 || !l->items)

@@ -119,9 +119,23 @@ static void exec_cmp(dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
 static bool fast_op(dv_opcode op)
 {
     switch (op) {
-    case DV_OP_VADD: case DV_OP_VSUB: case DV_OP_VMUL: case DV_OP_VDIV: case DV_OP_VMAX: case DV_OP_VMIN:
-    case DV_OP_VADDS: case DV_OP_VMULS: case DV_OP_VMAXS: case DV_OP_VMINS: case DV_OP_VEXP: case DV_OP_VLN:
-    case DV_OP_VABS: case DV_OP_VSQRT: case DV_OP_VRSQRT: case DV_OP_VREC: case DV_OP_VRELU: return true;
+    case DV_OP_VADD:
+    case DV_OP_VSUB:
+    case DV_OP_VMUL:
+    case DV_OP_VDIV:
+    case DV_OP_VMAX:
+    case DV_OP_VMIN:
+    case DV_OP_VADDS:
+    case DV_OP_VMULS:
+    case DV_OP_VMAXS:
+    case DV_OP_VMINS:
+    case DV_OP_VEXP:
+    case DV_OP_VLN:
+    case DV_OP_VABS:
+    case DV_OP_VSQRT:
+    case DV_OP_VRSQRT:
+    case DV_OP_VREC:
+    case DV_OP_VRELU: return true;
     default: return false;
     }
 }
@@ -143,7 +157,8 @@ static void load_floats(dv_unit_ctx *c, const vec_opnd *o, unsigned r, unsigned 
     }
 }
 
-static void store_floats(dv_unit_ctx *c, const vec_opnd *o, unsigned r, unsigned nblk, dv_dtype dt, const float *in)
+static void store_floats(dv_unit_ctx *c, const vec_opnd *o, unsigned r, unsigned nblk, dv_dtype dt,
+                         const float *in)
 {
     for (unsigned b = 0; b < nblk; b++) {
         uint8_t *p = vec_ub(c, o->base + ((uint64_t)r * o->rep + (uint64_t)b * o->blk) * VEC_BLOCK);

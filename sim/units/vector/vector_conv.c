@@ -156,7 +156,8 @@ uint32_t vec_convert(double x, dv_dtype to, dv_round rnd)
 static bool exec_fast_conv(dv_unit_ctx *c, const vec_desc *d)
 {
     bool widen = (d->from == DV_DT_F16 || d->from == DV_DT_BF16) && d->to == DV_DT_F32;
-    bool narrow = d->from == DV_DT_F32 && (d->to == DV_DT_F16 || d->to == DV_DT_BF16) && d->round == DV_RND_RNE;
+    bool narrow =
+        d->from == DV_DT_F32 && (d->to == DV_DT_F16 || d->to == DV_DT_BF16) && d->round == DV_RND_RNE;
     if (d->op != DV_OP_VCONV || (!widen && !narrow) || d->nactive != d->lanes)
         return false;
     const float *f16 = dv_fp16_table();
@@ -164,7 +165,8 @@ static bool exec_fast_conv(dv_unit_ctx *c, const vec_desc *d)
     unsigned per_src = VEC_BLOCK / d->src0.esize, per_dst = VEC_BLOCK / d->dst.esize;
     for (unsigned r = 0; r < d->repeats; r++) {
         for (unsigned b = 0; b < d->lanes / per_src; b++) {
-            const uint8_t *p = vec_ub(c, d->src0.base + ((uint64_t)r * d->src0.rep + (uint64_t)b * d->src0.blk) * VEC_BLOCK);
+            const uint8_t *p =
+                vec_ub(c, d->src0.base + ((uint64_t)r * d->src0.rep + (uint64_t)b * d->src0.blk) * VEC_BLOCK);
             float *f = val + b * per_src;
             if (narrow) {
                 memcpy(f, p, VEC_BLOCK); /* little-endian host */
@@ -176,14 +178,16 @@ static bool exec_fast_conv(dv_unit_ctx *c, const vec_desc *d)
             }
         }
         for (unsigned b = 0; b < d->lanes / per_dst; b++) {
-            uint8_t *p = vec_ub(c, d->dst.base + ((uint64_t)r * d->dst.rep + (uint64_t)b * d->dst.blk) * VEC_BLOCK);
+            uint8_t *p =
+                vec_ub(c, d->dst.base + ((uint64_t)r * d->dst.rep + (uint64_t)b * d->dst.blk) * VEC_BLOCK);
             const float *f = val + b * per_dst;
             if (widen) {
                 memcpy(p, f, VEC_BLOCK);
                 continue;
             }
             for (unsigned e = 0; e < per_dst; e++) {
-                uint16_t h = isnan(f[e])            ? (uint16_t)vec_convert(f[e], d->to, DV_RND_RNE) /* NaN: as the slow path */
+                uint16_t h = isnan(f[e])
+                                 ? (uint16_t)vec_convert(f[e], d->to, DV_RND_RNE) /* NaN: as the slow path */
                              : d->to == DV_DT_F16 ? dv_f32_to_fp16(f[e])
                                                   : dv_f32_to_bf16(f[e]);
                 p[2 * e] = (uint8_t)h;

@@ -140,7 +140,7 @@ typedef uint32_t vu16 __attribute__((vector_size(64)));
 #endif
 
 MULTI_TARGET static void mm_kernel_f32(uint8_t *cc, const float *a, const float *b, uint64_t m1, uint64_t n1,
-                                        uint64_t kp, bool init)
+                                       uint64_t kp, bool init)
 {
     uint64_t cols = n1 * XF_ROWS;
     for (uint64_t j = 0; j < n1; j++)
@@ -172,7 +172,7 @@ MULTI_TARGET static void mm_kernel_f32(uint8_t *cc, const float *a, const float 
 
 /* s8/u8: products and sums modulo 2^32, as the hardware's s32 wraps. */
 MULTI_TARGET static void mm_kernel_s32(uint8_t *cc, const uint32_t *a, const uint32_t *b, uint64_t m1,
-                                        uint64_t n1, uint64_t kp, bool init)
+                                       uint64_t n1, uint64_t kp, bool init)
 {
     uint64_t cols = n1 * XF_ROWS;
     for (uint64_t j = 0; j < n1; j++)
@@ -230,14 +230,15 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
     size_t abytes = (size_t)(rows * kp) * 4, bbytes = (size_t)(cols * kp) * 4;
     uint8_t *work = dv_unit_scratch(c, abytes + bbytes);
     if (!work)
-        return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product", (unsigned long long)s.m,
-                       (unsigned long long)s.k, (unsigned long long)s.n);
+        return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product",
+                       (unsigned long long)s.m, (unsigned long long)s.k, (unsigned long long)s.n);
     mm_load_a(&s, a, dt, work);
     mm_load_b(&s, b, dt, work + abytes);
     if (is_float)
-        mm_kernel_f32(cc, (const float *)(void *)work, (const float *)(void *)(work + abytes), s.m1, s.n1, kp, init);
-    else
-        mm_kernel_s32(cc, (const uint32_t *)(void *)work, (const uint32_t *)(void *)(work + abytes), s.m1, s.n1, kp,
+        mm_kernel_f32(cc, (const float *)(void *)work, (const float *)(void *)(work + abytes), s.m1, s.n1, kp,
                       init);
+    else
+        mm_kernel_s32(cc, (const uint32_t *)(void *)work, (const uint32_t *)(void *)(work + abytes), s.m1,
+                      s.n1, kp, init);
     return true;
 }
