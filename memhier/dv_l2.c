@@ -10,6 +10,8 @@ typedef struct way {
 
 struct dv_l2 {
     uint64_t line, sets;
+    unsigned line_shift; /* log2(line) when line is a power of two, else 0 */
+    uint64_t set_mask;   /* sets - 1 when sets is a power of two, else 0 */
     unsigned ways;
     way *w; /* sets x ways */
     uint64_t clock;
@@ -25,6 +27,13 @@ dv_l2 *dv_l2_create(uint64_t size_bytes, uint64_t line_bytes, unsigned ways, dv_
     l2->line = line_bytes ? line_bytes : 512;
     l2->ways = ways ? ways : 1;
     l2->sets = size_bytes / l2->line / l2->ways;
+    /* Powers of two (every built-in chip) index by shift and mask instead
+     * of dividing on every line. */
+    if ((l2->line & (l2->line - 1)) == 0)
+        while ((1ull << l2->line_shift) < l2->line)
+            l2->line_shift++;
+    if (l2->sets && (l2->sets & (l2->sets - 1)) == 0)
+        l2->set_mask = l2->sets - 1;
     if (l2->sets) {
         l2->w = calloc(l2->sets * l2->ways, sizeof *l2->w);
         if (!l2->w) {
@@ -54,7 +63,14 @@ uint64_t dv_l2_access(dv_l2 *l2, uint64_t addr, uint64_t len, bool write, dv_l2_
 {
     if (len == 0)
         return 0;
-    uint64_t first = addr / l2->line, last = (addr + len - 1) / l2->line, hbm = 0;
+    uint64_t first, last, hbm = 0;
+    if (l2->line_shift || l2->line == 1) {
+        first = addr >> l2->line_shift;
+        last = (addr + len - 1) >> l2->line_shift;
+    } else {
+        first = addr / l2->line;
+        last = (addr + len - 1) / l2->line;
+    }
     for (uint64_t ln = first; ln <= last; ln++) {
         if (!l2->sets) { /* no cache: every line goes to HBM */
             if (write)
@@ -64,7 +80,7 @@ uint64_t dv_l2_access(dv_l2 *l2, uint64_t addr, uint64_t len, bool write, dv_l2_
             hbm += l2->line;
             continue;
         }
-        way *set = &l2->w[(ln % l2->sets) * l2->ways];
+        way *set = &l2->w[(l2->set_mask || l2->sets == 1 ? ln & l2->set_mask : ln % l2->sets) * l2->ways];
         way *hit = NULL, *victim = &set[0];
         for (unsigned i = 0; i < l2->ways; i++) {
             if (set[i].tag == ln + 1) {

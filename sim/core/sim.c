@@ -377,6 +377,9 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
                 s->horizon = until; /* nothing happens up to `until` */
             return true;
         }
+        /* An event may run ahead (dv_evq_run_ahead) no further than the
+         * slice and the cycle limit allow. */
+        s->q.limit = s->max_cycles && s->max_cycles < until ? s->max_cycles : until;
         dv_evq_step(&s->q);
     }
     s->running = false;

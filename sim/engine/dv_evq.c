@@ -7,6 +7,7 @@ void dv_evq_init(dv_evq *q, void *ctx)
     q->heap = NULL;
     q->count = q->cap = 0;
     q->now = 0;
+    q->limit = UINT64_MAX;
     q->next_seq = 0;
     q->ctx = ctx;
 }

@@ -40,6 +40,7 @@ typedef struct dv_evq {
     dv_event **heap;
     size_t count, cap;
     uint64_t now; /* cycle of the event being fired or last fired */
+    uint64_t limit; /* the run's horizon: an event may run ahead (dv_evq_run_ahead) up to here */
     uint64_t next_seq;
     void *ctx; /* passed to every fire function */
 } dv_evq;
@@ -72,6 +73,19 @@ void dv_evq_cancel(dv_evq *q, dv_event *ev);
 bool dv_evq_step(dv_evq *q);
 /* Fires events while the earliest is at or before `limit`; returns how many. */
 uint64_t dv_evq_run_until(dv_evq *q, uint64_t limit);
+/* While an event fires: true if its owner may go on to `cycle` in the same
+ * firing instead of rescheduling itself, because no other event can fire
+ * before then (the earliest is later, not equal: equal cycles fire in
+ * priority and insertion order) and the run's horizon allows it; then moves
+ * now to `cycle`.  The result is the same as firing again at `cycle`. */
+static inline bool dv_evq_run_ahead(dv_evq *q, uint64_t cycle)
+{
+    if (cycle > q->limit || (q->count && q->heap[0]->cycle <= cycle))
+        return false;
+    q->now = cycle;
+    return true;
+}
+
 /* Cycle of the earliest event, or UINT64_MAX if none. */
 uint64_t dv_evq_next_cycle(const dv_evq *q);
 

@@ -154,12 +154,19 @@ static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
     uint8_t *l1 = xf_span(c, DV_MEM_L1, op->r[0], extent, c->cfg->align_l1);
     if (!l1)
         return false;
-    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+    /* The rows' bounding extent in one GM region covers every row; only
+     * when it does not are the rows checked one by one (each must lie in one
+     * region), so the fault names the first bad row. */
+    dv_access_fault saved = c->fault;
+    uint64_t span = ((ndnum - 1) * b[ND1_SRCMAT] + (n - 1) * srcd + d) * size;
+    const uint8_t *base = xf_span(c, DV_MEM_GM, op->r[1], span, 0);
+    if (!base)
+        c->fault = saved;
+    for (int pass = base ? 1 : 0; pass < (c->data ? 2 : 1); pass++)
         for (uint64_t t = 0; t < ndnum; t++)
             for (uint64_t r = 0; r < n; r++) {
-                /* GM rows are checked one by one: each must lie in one region. */
-                uint64_t src = op->r[1] + (t * b[ND1_SRCMAT] + r * srcd) * size;
-                const uint8_t *row = xf_span(c, DV_MEM_GM, src, d * size, 0);
+                uint64_t off = (t * b[ND1_SRCMAT] + r * srcd) * size;
+                const uint8_t *row = base ? base + off : xf_span(c, DV_MEM_GM, op->r[1] + off, d * size, 0);
                 if (!row)
                     return false;
                 if (!pass)
@@ -183,7 +190,21 @@ static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
     if (transpose && ((unsigned)dt >= DV_DT_COUNT || dv_dtype_size(dt) != 2))
         return xf_fail(c, "%s: transpose=1 needs a 16-bit dtype (f16, bf16, s16, u16), not %s",
                        dv_isa_info(op->insn.op)->mnemonic, dv_dtype_name(dt));
-    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+    /* Checking the two extents once covers every fractal (each lies inside
+     * its extent, at a multiple of 512 bytes from its aligned start); only
+     * when one is out of range are the fractals checked one by one, so the
+     * fault names the first bad one. */
+    uint64_t n = f[L2_REPEAT];
+    bool checked = false;
+    if (n) {
+        dv_access_fault saved = c->fault;
+        uint64_t sext = ((n - 1) * f[L2_SRCSTRIDE] + 1) * XF_FRACTAL, dext = ((n - 1) * (1 + f[L2_DSTGAP]) + 1) * XF_FRACTAL;
+        checked = xf_span(c, DV_MEM_L1, op->r[1] + f[L2_START] * XF_FRACTAL, sext, c->cfg->align_l1) &&
+                  xf_span(c, rt.dst, op->r[0], dext, c->cfg->align_l0ab);
+        if (!checked)
+            c->fault = saved;
+    }
+    for (int pass = checked ? 1 : 0; pass < (c->data ? 2 : 1); pass++)
         for (uint64_t i = 0; i < f[L2_REPEAT]; i++) {
             const uint8_t *s =
                 xf_span(c, DV_MEM_L1, op->r[1] + (f[L2_START] + i * f[L2_SRCSTRIDE]) * XF_FRACTAL, XF_FRACTAL,
