@@ -5,6 +5,7 @@
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
 #include "opcommon.h"
+#include "rowtile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,18 +21,12 @@ static const dv_operator_param params[] = {
 };
 
 enum {
-    SM_FIX = 2176,     /* fixed scratch at the bottom of UB (softmax.dvs) */
-    SM_SKEW = 256,     /* between the big buffers */
-    SM_MAX_ROWS = 255, /* a tile's rows are one op's repeats (mode 0) */
-    SM_MAX_K = 255,    /* a row's repeats are one op's repeats (mode 1) */
-    SM_COL_MAX_K = 31, /* mode 0 strides rows by 8k blocks, at most 255 */
+    SM_FIX = 2176,  /* fixed scratch at the bottom of UB (softmax.dvs) */
+    SM_SKEW = 256,  /* between the big buffers */
+    SM_MAX_K = 255, /* a row's repeats are one op's repeats (mode 1) */
 };
 
-/* The tiling: rows per block and tile, schedule and UB offsets (bytes). */
-typedef struct sm_tiling {
-    uint64_t k, p32, pio, m, per_block, blocks, nr, mode;
-    uint64_t buf0, buf1, work, t, pb, rb, end;
-} sm_tiling;
+typedef row_tiling sm_tiling;
 
 /* Lays out UB for tiles of nr rows in the given mode; returns the bytes used. */
 static uint64_t sm_layout(sm_tiling *s, uint64_t nr, uint64_t mode, uint64_t es)
@@ -49,57 +44,6 @@ static uint64_t sm_layout(sm_tiling *s, uint64_t nr, uint64_t mode, uint64_t es)
     return s->end;
 }
 
-/* The most rows (a multiple of s->m, at most want) whose tile fits UB in
- * the mode; 0 if not even s->m rows fit. */
-static uint64_t sm_fit(sm_tiling *s, uint64_t mode, uint64_t es, uint64_t ub, uint64_t want)
-{
-    uint64_t nr = want < SM_MAX_ROWS ? want : SM_MAX_ROWS;
-    for (nr -= nr % s->m; nr >= s->m; nr -= s->m)
-        if (sm_layout(s, nr, mode, es) <= ub)
-            return nr;
-    return 0;
-}
-
-static dv_status sm_tile(dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, sm_tiling *s,
-                         dv_error *err)
-{
-    uint64_t ub = r->cfg->ub_bytes, rowb = cols * es;
-    s->k = opc_ceil_div(cols, 64);
-    s->p32 = s->k * 256;
-    s->pio = s->k * 64 * es;
-    /* Unaligned rows: a non-final block and a block's last tile span at
-     * least 32 bytes (softmax.dvs writes a block's last 32 bytes whole). */
-    s->m = rowb % 32 == 0 ? 1 : opc_ceil_div(32, rowb);
-    opc_split_rows(r, rows, rowb, s->m, &s->blocks, &s->per_block);
-    /* About four tiles per block, so that loads and stores overlap compute,
-     * unless UB holds fewer rows. */
-    uint64_t want = opc_round_up(opc_ceil_div(s->per_block, 4), s->m);
-    uint64_t ncol = s->k <= SM_COL_MAX_K ? sm_fit(s, 0, es, ub, want) : 0;
-    uint64_t nrow = sm_fit(s, 1, es, ub, want);
-    if (!nrow) {
-        /* The widest row that fits, for the message. */
-        sm_tiling w = *s;
-        uint64_t need = sm_layout(s, s->m, 1, es), fits = 0;
-        w.m = 1;
-        for (w.k = s->k - 1; w.k && !fits; w.k--) {
-            w.p32 = w.k * 256;
-            w.pio = w.k * 64 * es;
-            fits = sm_layout(&w, 1, 1, es) <= ub ? w.k * 64 : 0;
-        }
-        return dv_error_set(
-            err, DV_ERR_INPUT,
-            "softmax: C=%llu needs %llu bytes of UB for one row, the chip has %llu (C <= %llu fits)",
-            (unsigned long long)cols, (unsigned long long)need, (unsigned long long)ub,
-            (unsigned long long)fits);
-    }
-    /* By column when that gives ops of at least k repeats, else by row. */
-    if (ncol >= s->k)
-        sm_layout(s, ncol, 0, es);
-    else
-        sm_layout(s, nrow, 1, es);
-    return DV_OK;
-}
-
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
     dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
@@ -108,7 +52,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         return dv_error_set(err, DV_ERR_INPUT, "softmax: R*C = %llu elements is more than 2^28",
                             (unsigned long long)(rows * cols));
     sm_tiling s;
-    dv_status st = sm_tile(r, rows, cols, es, &s, err);
+    dv_status st = row_tile(r, rows, cols, es, sm_layout, &s, err);
     if (st != DV_OK)
         return st;
     const char *kernel = r->cfg->split ? (es == 2 ? "softmax_f16_aiv" : "softmax_f32_aiv")
