@@ -20,11 +20,15 @@ dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigne
         return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers",
                             r->op->name, (unsigned long long)r->cfg->ub_bytes, nbuf);
     s->tile = tb / es;
-    uint64_t align = 32 / es;
     s->blocks = r->blocks_request ? r->blocks_request : opc_ceil_div(n, s->tile);
     if (!r->blocks_request && s->blocks > opc_vector_cores(r->cfg))
         s->blocks = opc_vector_cores(r->cfg);
-    s->per_block = opc_round_up(opc_ceil_div(n, s->blocks), align);
+    /* Blocks take whole L2 lines: a line split between two cores makes one
+     * wait for the other (same-address serialisation).  With fewer lines
+     * than blocks, the last blocks have nothing to do. */
+    s->per_block = opc_round_up(opc_ceil_div(n, s->blocks), r->cfg->l2_line_bytes / es);
+    if (!r->blocks_request)
+        s->blocks = opc_ceil_div(n, s->per_block);
     return DV_OK;
 }
 

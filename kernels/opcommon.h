@@ -27,13 +27,14 @@ static inline double opc_max_d(double a, double b)
 /* How a vector operator spreads n elements over the vector cores. */
 typedef struct opc_vec_split {
     uint64_t tile;      /* elements per UB buffer */
-    uint64_t per_block; /* elements per block, a multiple of 32 bytes */
+    uint64_t per_block; /* elements per block, whole L2 lines */
     uint64_t blocks;
 } opc_vec_split;
 
 /* Tiles of up to 32 KiB so that nbuf buffers (each with a 256-byte skew)
  * fit UB, and at most 255 repeats; one block per vector core unless fewer
- * tiles exist or the user asked for a block count. */
+ * tiles exist or the user asked for a block count; blocks start on L2
+ * lines. */
 dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
                            dv_error *err);
 /* Vector cores of the chip: coupled cores, or AIVs on a split chip. */

@@ -26,12 +26,6 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = opc_split_vector(r, n, es, 4, &s, err);
     if (st != DV_OK)
         return st;
-    /* Blocks take whole L2 lines: a line split between two cores makes one
-     * wait for the other (same-address serialisation).  With fewer lines
-     * than blocks, the last blocks have nothing to do. */
-    s.per_block = opc_round_up(s.per_block, r->cfg->l2_line_bytes / es);
-    if (!r->blocks_request)
-        s.blocks = opc_ceil_div(n, s.per_block);
     const char *kernel =
         r->cfg->split ? (es == 2 ? "relu_f16_aiv" : "relu_f32_aiv") : (es == 2 ? "relu_f16" : "relu_f32");
     unsigned x, y;
