@@ -69,7 +69,8 @@ const dv_operator dv_op_add = {
     .dtypes = dtypes,
     .params = params,
     .tensors = "x[N] y[N] -> z[N] (each padded to 32 bytes in GM)",
-    .notes = "Block i takes per_block elements from i * per_block; tiles of up to 32 KiB per buffer, four UB "
+    .notes = "Block i takes per_block elements (whole L2 lines) from i * per_block; tiles of up to 32 KiB "
+             "per buffer, four UB "
              "buffers.",
     .prepare = prepare,
     .check = check,
