@@ -5,6 +5,7 @@
  *  - all 32 cores of ascend910 on a 2048^3 fp16 matmul: 70% of chip peak;
  *  - int8 on a compute-bound shape: about half the cycles of fp16;
  *  - vector operators on one core: 80% of the limiting path's bandwidth. */
+#include "dv_metrics.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
 
@@ -15,7 +16,8 @@ static void ladder(const char *chip)
     for (unsigned v = 0; v < 4; v++) {
         op_result o = op_run("matmul", chip, variants[v], "f16", "M=1024,N=1024,K=1024", 1, false);
         ck_assert_int_eq(o.status, DV_OK);
-        ck_assert_msg(o.cube_pct > prev, "%s: %s %.1f%% is not above %.1f%%", chip, variants[v], o.cube_pct, prev);
+        ck_assert_msg(o.cube_pct > prev, "%s: %s %.1f%% is not above %.1f%%", chip, variants[v], o.cube_pct,
+                      prev);
         prev = o.cube_pct;
     }
     ck_assert_msg(prev >= 85.0, "%s: db reaches %.1f%% of the Cube's peak", chip, prev);
@@ -70,11 +72,86 @@ START_TEST(test_vector_bandwidth)
             op_result o = op_run(ops[i].op, chips[c], NULL, "f16", ops[i].shape, 1, false);
             ck_assert_str_eq(o.roof.bound_by, ops[i].memory_bound ? dv_path_name(DV_PATH_GM_UB) : "vector");
             if (ops[i].memory_bound)
-                ck_assert_msg(o.path_pct[DV_PATH_GM_UB] >= 80.0, "%s %s: GM->UB at %.1f%% of its peak", chips[c],
-                              ops[i].op, o.path_pct[DV_PATH_GM_UB]);
+                ck_assert_msg(o.path_pct[DV_PATH_GM_UB] >= 80.0, "%s %s: GM->UB at %.1f%% of its peak",
+                              chips[c], ops[i].op, o.path_pct[DV_PATH_GM_UB]);
             ck_assert_msg(o.roof.achieved >= 0.8, "%s %s: %.1f%% of the roofline", chips[c], ops[i].op,
                           100 * o.roof.achieved);
         }
+}
+END_TEST
+
+/* Issue 7's agreement, on every operator: msprof's PipeUtilization cube
+ * ratio is the report's Cube busy %, and the Memory group's data volumes
+ * are the report's bytes per path, for core 0 and each operator's default
+ * variant and dtype on both chip kinds (timing-only, small shapes). */
+static double row_value(const dv_metric_row *row, const char *name)
+{
+    for (unsigned i = 0; i < row->n; i++)
+        if (strcmp(row->name[i], name) == 0)
+            return row->value[i];
+    ck_abort_msg("no metric %s", name);
+    return 0;
+}
+
+START_TEST(test_metrics_agree_on_every_operator)
+{
+    static const char *const chips[] = {"ascend910", "ascend910b"};
+    static const struct {
+        const char *op, *shape;
+    } small[] = {
+        {"matmul", "M=200,N=150,K=300"},
+        {"conv2d", "N=1,C=32,H=14,W=14,Co=32"},
+        {"conv2d_bias_relu", "N=1,C=32,H=14,W=14,Co=32"},
+        {"attention", "B=1,H=1,SQ=128,SK=256,D=64"},
+        {"add", "N=100000"},
+        {"relu", "N=100000"},
+        {"softmax", "R=64,C=1000"},
+        {"layernorm", "R=64,C=1000"},
+    };
+    unsigned covered = 0;
+    for (unsigned o = 0; o < dv_operator_count(); o++) {
+        const dv_operator *op = dv_operator_at(o);
+        const char *shape = NULL;
+        for (unsigned i = 0; i < sizeof small / sizeof small[0]; i++)
+            if (strcmp(small[i].op, op->name) == 0)
+                shape = small[i].shape;
+        ck_assert_msg(shape != NULL, "operator %s has no small shape in this test", op->name);
+        for (unsigned c = 0; c < 2; c++) {
+            dv_chip_config cfg;
+            dv_error err = {DV_OK, ""};
+            ck_assert_int_eq(dv_config_builtin(chips[c], &cfg, &err), DV_OK);
+            dv_opr_request req = {.shape = shape, .seed = 1};
+            dv_opr_run *r;
+            ck_assert_int_eq(dv_opr_create(op, &req, &cfg, false, &r, &err), DV_OK);
+            dv_run_result res;
+            ck_assert_int_eq(dv_sim_run(dv_opr_sim(r), 0, &res, &err), DV_OK);
+            ck_assert_int_eq(res.stop, DV_STOP_DONE);
+            dv_stat_list l;
+            ck_assert_int_eq(dv_stats_collect(dv_opr_sim(r), &res, &l, &err), DV_OK);
+            dv_metric_row pipe, mem;
+            dv_metrics_compute(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("PipeUtilization"), 0,
+                               &pipe);
+            dv_metrics_compute(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("Memory"), 0, &mem);
+            ck_assert_double_eq_tol(100 * row_value(&pipe, "cube_ratio"),
+                                    dv_stats_find(&l, "core0.cube.busy_pct")->value, 1e-9);
+            static const struct {
+                const char *metric, *stat;
+            } paths[] = {
+                {"gm_to_l1_datas", "core0.path.gm_to_l1.bytes"},
+                {"gm_to_ub_datas", "core0.path.gm_to_ub.bytes"},
+                {"ub_to_gm_datas", "core0.path.ub_to_gm.bytes"},
+                {"l0c_to_gm_datas", "core0.path.l0c_to_gm.bytes"},
+            };
+            for (unsigned p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+                const dv_stat *st = dv_stats_find(&l, paths[p].stat);
+                ck_assert_double_eq(row_value(&mem, paths[p].metric) * 1024, st ? st->value : 0);
+            }
+            dv_stats_free(&l);
+            dv_opr_destroy(r);
+            covered++;
+        }
+    }
+    ck_assert_uint_eq(covered, 2 * dv_operator_count());
 }
 END_TEST
 
@@ -88,6 +165,7 @@ int main(void)
     tcase_add_test(tc, test_chip_peak_910);
     tcase_add_test(tc, test_int8_half);
     tcase_add_test(tc, test_vector_bandwidth);
+    tcase_add_test(tc, test_metrics_agree_on_every_operator);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
