@@ -221,6 +221,8 @@ typedef struct run_opts {
     uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
     const char *variant, *dtype, *shape;
     bool json, data;
+    bool trace_out;       /* --trace-out: the trace goes to DIR/trace.json.gz of --out DIR */
+    char trace_path[4096];
     run_trace_opts trace; /* --trace, --trace-window, --trace-period */
 } run_opts;
 
@@ -256,6 +258,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
             o->json = true;
         else if (strcmp(a, "--no-data") == 0)
             o->data = false;
+        else if (strcmp(a, "--trace-out") == 0)
+            o->trace_out = true;
         else if (!has_value && a[0] == '-' && a[1])
             return cli_usage_error("run", "unknown option '%s' (or it lacks its value)", a);
         else if (strcmp(a, "--chip") == 0)
@@ -327,6 +331,18 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         return cli_usage_error("run", "--chip and --config both name a chip; use one");
     if (o->pmu_period && !o->pmu)
         return cli_usage_error("run", "--pmu-period needs --pmu EVENT,...");
+    if (o->trace_out) {
+        if (!o->outdir)
+            return cli_usage_error("run", "--trace-out writes DIR/trace.json.gz: give --out DIR");
+        if (o->trace.path)
+            return cli_usage_error("run", "--trace FILE and --trace-out both name the trace; use one");
+        if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "dvsim: %s: cannot create: %s\n", o->outdir, strerror(errno));
+            return 74;
+        }
+        snprintf(o->trace_path, sizeof o->trace_path, "%s/trace.json.gz", o->outdir);
+        o->trace.path = o->trace_path;
+    }
     return 0;
 }
 

@@ -29,6 +29,7 @@ void run_trace_help(FILE *out)
 {
     fputs("  --trace FILE.json.gz   write a Chrome trace (Perfetto, chrome://tracing) as the run goes:\n"
           "                         a lane per pipe, a slice per instruction, set->wait flows, counters\n"
+          "  --trace-out            the same into DIR/trace.json.gz of --out DIR\n"
           "  --trace-window S:E     only what overlaps cycles [S, E) (E empty: to the end)\n"
           "  --trace-period N       cycles per counter sample (bandwidth, buffer use; default 1000)\n",
           out);
