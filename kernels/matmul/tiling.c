@@ -6,12 +6,15 @@
  * fit the chip's buffers (facts #74: baseM*baseK <= L0A, baseK*baseN <=
  * L0B, baseM*baseN*4 <= L0C, each times the buffer count), keeping the A
  * panel of a tile row (Mt x K) in L1 so that consecutive tiles of a block
- * only stream B.  Each candidate is scored by a pipe model: per tile the
- * Cube, MTE2 (GM -> L1), MTE1 (L1 -> L0) and output-path cycles, a fixed
- * cost per L0 step, the slowest pipe setting the pace; the estimate is
- * tiles per block x that.  The kernel reads the result as its record. */
+ * only stream B.  Each candidate is scored by a pipe model built from the
+ * chip config: per tile the Cube, MTE2 (GM -> L1, each chunk priced by
+ * dv_xfer_cycles), MTE1 (L1 -> L0) and output-path cycles, the slowest
+ * pipe setting the pace (all of them adding up for the serial variants),
+ * plus the Cube's head where it restarts after waits; the estimate is
+ * tiles per block x that, plus the A panels' loads.  The kernel reads the result as its record. */
 #include "tiling.h"
 
+#include "dv_timing.h"
 #include "opcommon.h"
 
 #include <string.h>
@@ -87,7 +90,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * panel's load shows, since the row's first tile waits for it. */
     double rows = t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
     double panel = rows * mt * k * es / (double)cfg->bw_gm_l1;
-    double mte2 = k * nt * es / (double)cfg->bw_gm_l1;
+    /* MTE2: the B chunks, each a DMA with its head and GM latency
+     * (dv_xfer_cycles, the model's own cost). */
+    double chunks = (double)opc_ceil_div(p->k, t->kl1), steps = (double)opc_ceil_div(p->k, t->kl0);
+    double chunk = (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), cfg->bw_gm_l1, cfg->dma_head_cycles,
+                                          true, cfg->gm_latency, cfg->gm_full_bw_bytes);
+    double mte2 = chunks * chunk;
     /* MTE1: bytes plus the start-up of each load2d (one per K fractal of
      * the step for A and for B). */
     double loads = 2 * k / (double)t->k0;
@@ -96,27 +104,38 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double outc = cfg->split ? mt * nt * (double)t->oes / (double)cfg->bw_l0c_gm
                              : opc_max_d(mt * nt * 4 / (double)cfg->bw_l0c_ub,
                                          mt * nt * (double)t->oes / (double)cfg->bw_ub_gm);
-    double steps = opc_ceil_div(p->k, t->kl0), chunks = opc_ceil_div(p->k, t->kl1);
     /* A tile's first chunk is fetched when the Scalar unit reaches the tile,
-     * a few steps ahead of the Cube: about half of its load shows. */
-    double first = (double)opc_min(t->kl1, opc_round_up(p->k, t->k0)) * nt * es / (double)cfg->bw_gm_l1 / 2;
+     * as far ahead of the Cube as the MTE1 queue lets it run: queue_depth
+     * instructions, 2 * kfr + 2 of them per step. */
+    double step_cube = cube / steps, per_step_insns = 2 * (double)t->kl0 / (double)t->k0 + 2;
+    double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
+    double first = opc_max_d(0, chunk - hidden);
+    /* The Scalar unit walks every step: counted from mm_body.inc, about 40
+     * instructions (5 tiling loads, 2 divisions) plus 26 per K fractal (the
+     * two load2d loops, each iteration a taken branch). */
+    double kfr = (double)t->kl0 / (double)t->k0;
+    double scalar = steps * ((40 + 26 * kfr) * (double)cfg->s_alu_cycles + 2 * (double)cfg->s_div_cycles +
+                             5 * (double)cfg->s_mem_cycles + 2 * kfr * (double)cfg->s_branch_cycles);
+    /* Synchronisation: the Cube pays its head when it restarts after a wait
+     * (every step unless double buffered), and a serial stage also waits for
+     * the DMA head of the next. */
+    double head = (double)cfg->cube_head_cycles, dma = (double)cfg->dma_head_cycles;
     double per_tile;
     if (p->variant == MM_DB)
-        per_tile = opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)) + first + 30 * steps + 60 * chunks;
+        per_tile = opc_max_d(opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)), scalar) + first;
     else if (p->variant == MM_PIPELINED)
-        per_tile = opc_max_d(cube + mte1, mte2) + outc + 40 * steps + 80 * chunks;
+        per_tile = opc_max_d(opc_max_d(cube + mte1, mte2), scalar) + outc + steps * head;
     else
-        per_tile = cube + mte2 + mte1 + outc + 100 * steps + 150 * chunks;
+        per_tile = cube + mte2 + mte1 + outc + scalar + steps * (head + dma);
     return (double)t->tpb * per_tile + panel;
 }
 
-static void finish(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, uint64_t cores)
+static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
 {
     t->ntiles = opc_ceil_div(p->n, t->nt);
     t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
-    (void)cfg;
 }
 
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
@@ -141,7 +160,7 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         t->nt = p->force_nt ? p->force_nt : opc_min(64, opc_round_up(p->n, nstep));
         t->kl0 = t->kl1 = opc_round_up(64, t->k0);
         t->reuse = 0;
-        finish(cfg, p, t, cores);
+        finish(p, t, cores);
         if (!layout(cfg, p, t, 1))
             return dv_error_set(err, DV_ERR_INPUT,
                                 "matmul: K=%llu is too deep for %s: the A panel (64 x K) does not fit L1",
@@ -163,7 +182,7 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
                         continue;
                     mm_tiling c = base;
                     c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = 1;
-                    finish(cfg, p, &c, cores);
+                    finish(p, &c, cores);
                     if (!layout(cfg, p, &c, nbuf))
                         continue;
                     c.est_cycles = estimate(cfg, p, &c);
