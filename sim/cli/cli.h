@@ -53,6 +53,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 void cli_json_string(FILE *out, const char *s);
 /* True if argv[i] is -h or --help. */
 bool cli_is_help(const char *arg);
+/* Monotonic host time in seconds (timing the simulator, not simulated time). */
+double cli_now(void);
 /* Writes data to path through a temporary name and a rename. */
 dv_status cli_write_file(const char *path, const void *data, size_t len, dv_error *err);
 

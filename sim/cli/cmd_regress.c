@@ -269,7 +269,7 @@ int cmd_regress(int argc, char **argv)
         x->selected = matches(filter, x->name);
         selected += x->selected;
     }
-    double t0 = op_now();
+    double t0 = cli_now();
     pool p = {e, n, 0, PTHREAD_MUTEX_INITIALIZER};
     long nthreads = jobs < (long)selected ? jobs : (long)selected;
     pthread_t th[256];
@@ -277,7 +277,7 @@ int cmd_regress(int argc, char **argv)
         pthread_create(&th[t], NULL, worker, &p);
     for (long t = 0; t < nthreads; t++)
         pthread_join(th[t], NULL);
-    double secs = op_now() - t0;
+    double secs = cli_now() - t0;
 
     cJSON *rows = cJSON_CreateArray();
     if (!json && !bless)

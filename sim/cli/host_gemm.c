@@ -5,20 +5,13 @@
  * cblas_sgemm on one thread when the library is installed (dlopen, no
  * build dependency). */
 #include "host_gemm.h"
+#include "cli.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef float v16 __attribute__((vector_size(64)));
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -81,17 +74,17 @@ double host_gemm_flops(unsigned n, bool openblas, char *what, size_t what_size)
         enum { ROW_MAJOR = 101, NO_TRANS = 111 };
         sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c,
               (int)n);
-        double t0 = now();
+        double t0 = cli_now();
         sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n, 1.0f, c,
               (int)n);
-        rate = 2.0 * n * n * (double)n / (now() - t0);
+        rate = 2.0 * n * n * (double)n / (cli_now() - t0);
         snprintf(what, what_size, "OpenBLAS cblas_sgemm, 1 thread");
         dlclose(h);
     } else {
         gemm_v16(n, a, b, c); /* warm */
-        double t0 = now();
+        double t0 = cli_now();
         gemm_v16(n, a, b, c);
-        rate = 2.0 * n * n * (double)n / (now() - t0);
+        rate = 2.0 * n * n * (double)n / (cli_now() - t0);
         snprintf(what, what_size, "C with vector types, 4x32 register block");
     }
 done:

@@ -1,18 +1,11 @@
 /* op_exec.c - one operator run reduced to its figures (regress, bench). */
 #include "op_exec.h"
+#include "cli.h"
 
 #include "dv_stats.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-double op_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void op_spec_name(const op_spec *s, char *buf, size_t size)
 {
@@ -53,12 +46,12 @@ void op_exec(const op_spec *s, op_outcome *o)
     }
     dv_run_result res;
     dv_stat_list l = {NULL, 0, 0};
-    double t0 = op_now();
+    double t0 = cli_now();
     if (dv_opr_before_run(r, &err) != DV_OK || dv_opr_run_launches(r, 2000000000ull, &res, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);
         goto done;
     }
-    o->host_seconds = op_now() - t0;
+    o->host_seconds = cli_now() - t0;
     if (res.stop != DV_STOP_DONE) {
         fail(o, 1, res.message ? res.message : dv_stop_name(res.stop));
         goto done;

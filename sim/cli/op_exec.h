@@ -31,6 +31,5 @@ void op_exec(const op_spec *s, op_outcome *o);
 /* "op/variant/dtype/shape/chip[/bN][/nodata]" */
 void op_spec_name(const op_spec *s, char *buf, size_t size);
 
-double op_now(void); /* monotonic seconds */
 
 #endif

@@ -80,17 +80,10 @@ bool run_trace_sigint(void)
     return interrupted != 0;
 }
 
-static double host_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const char *title)
 {
     memset(rt, 0, sizeof *rt);
-    rt->started = host_seconds();
+    rt->started = cli_now();
     if (!o->path && (o->w0 || o->w1 || o->period))
         return cli_usage_error("run", "--trace-window and --trace-period need --trace FILE");
     /* Ctrl-C from here on stops the run at its next event (before the trace
@@ -147,6 +140,6 @@ int run_trace_end(run_trace *rt, const dv_run_result *res, bool quiet)
                 "%.2f s with the run\n",
                 rt->path, (unsigned long long)tot.events, (unsigned long long)tot.slices,
                 (unsigned long long)tot.flows, (double)tot.json_bytes / 1e6, (double)tot.gz_bytes / 1e6,
-                host_seconds() - rt->started);
+                cli_now() - rt->started);
     return 0;
 }
