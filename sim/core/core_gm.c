@@ -16,62 +16,25 @@
  * takes, not by a whole transfer. */
 #include "core_internal.h"
 
-/* The GM ranges of a transfer, in transfer order: the bursts of the copies,
- * the rows of an nd2nz read (mte.c) and of a FixPipe write (fixpipe.c).
- * Calls fn for each range. */
+/* Calls fn for each GM range of the transfer (dv_xfer_gm_ranges). */
 typedef void (*range_fn)(dv_core *c, uint64_t addr, uint64_t len, bool write, void *user);
+
+typedef struct range_visit {
+    dv_core *c;
+    range_fn fn;
+    void *user;
+} range_visit;
+
+static void visit(void *user, uint64_t addr, uint64_t len, bool write)
+{
+    range_visit *v = user;
+    v->fn(v->c, addr, len, write, v->user);
+}
 
 static void for_each_range(dv_core *c, const dv_op *op, const dv_op_stats *st, range_fn fn, void *user)
 {
-    const dv_insn *in = &op->insn;
-    switch (in->op) {
-    case DV_OP_COPY_GM_L1:
-    case DV_OP_COPY_GM_UB:
-    case DV_OP_COPY_UB_GM: {
-        /* the burst layout of isa_params.def, in 32-byte blocks */
-        const dv_layout *l = dv_layout_get(DV_LAYOUT_BURST);
-        bool write = in->op == DV_OP_COPY_UB_GM;
-        uint64_t p = op->r[2], nb = dv_layout_extract(l, p, "nburst"),
-                 len = dv_layout_extract(l, p, "len") * 32;
-        uint64_t gap = dv_layout_extract(l, p, write ? "dstgap" : "srcgap") * 32;
-        uint64_t base = write ? op->r[0] : op->r[1];
-        for (uint64_t i = 0; i < nb; i++)
-            fn(c, base + i * (len + gap), len, write, user);
-        return;
-    }
-    case DV_OP_ND2NZ_GM_L1: {
-        const dv_layout *l0 = dv_layout_get(DV_LAYOUT_ND2NZ0), *l1 = dv_layout_get(DV_LAYOUT_ND2NZ1);
-        unsigned size =
-            (unsigned)in->f[DV_F_DTYPE] < DV_DT_COUNT ? dv_dtype_size((dv_dtype)in->f[DV_F_DTYPE]) : 1;
-        uint64_t n = dv_layout_extract(l0, op->r[2], "n"), d = dv_layout_extract(l0, op->r[2], "d");
-        uint64_t srcd = dv_layout_extract(l0, op->r[2], "srcd"),
-                 nd = dv_layout_extract(l0, op->r[2], "ndnum");
-        uint64_t srcmat = dv_layout_extract(l1, op->r[3], "srcmat");
-        for (uint64_t t = 0; t < nd; t++)
-            for (uint64_t r = 0; r < n; r++)
-                fn(c, op->r[1] + (t * srcmat + r * srcd) * size, d * size, false, user);
-        return;
-    }
-    case DV_OP_FIXP: {
-        const dv_layout *l = dv_layout_get(DV_LAYOUT_FIXP);
-        uint64_t m = dv_layout_extract(l, op->r[2], "m"), n = dv_layout_extract(l, op->r[2], "n");
-        uint64_t stride = dv_layout_extract(l, op->r[2], "dststride");
-        uint64_t size = m && n ? st->bytes / (m * n) : 0;
-        if (in->f[DV_F_NZ2ND]) {
-            for (uint64_t r = 0; r < m; r++)
-                fn(c, op->r[0] + r * stride * size, n * size, true, user);
-        } else {
-            for (uint64_t cb = 0; cb * 16 < n; cb++)
-                fn(c, op->r[0] + cb * stride * 16 * size, m * 16 * size, true, user);
-        }
-        return;
-    }
-    default: {
-        bool write = st->path == DV_PATH_L0C_GM;
-        fn(c, write ? op->r[0] : op->r[1], st->bytes, write, user);
-        return;
-    }
-    }
+    range_visit v = {c, fn, user};
+    dv_xfer_gm_ranges(op, st, visit, &v);
 }
 
 static void l2_range(dv_core *c, uint64_t addr, uint64_t len, bool write, void *user)

@@ -95,6 +95,14 @@ void *dv_unit_scratch(dv_unit_ctx *c, size_t size);
 uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op);
 
+/* The GM ranges a transfer touches, in transfer order: the bursts of the
+ * copies, the rows of an nd2nz read, the rows (or fractal columns) of a
+ * FixPipe write, else the one range of st->bytes at its GM operand.  The
+ * footprint of the semantics in units/xfer, for the core's L2 and
+ * same-address accounting. */
+typedef void (*dv_gm_range_fn)(void *user, uint64_t addr, uint64_t len, bool write);
+void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn, void *user);
+
 /* Cube (pipe M): mmad. */
 uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op);

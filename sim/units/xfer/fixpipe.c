@@ -52,6 +52,20 @@ uint64_t dv_fixp_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
                           st->path == DV_PATH_L0C_GM, cfg->gm_latency, cfg->gm_full_bw_bytes);
 }
 
+void xf_fixp_gm_ranges(const dv_op *op, dv_gm_range_fn fn, void *user)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_FIXP, op->r[2], f);
+    uint64_t size = op_out_size(op);
+    if (op->insn.f[DV_F_NZ2ND]) {
+        for (uint64_t r = 0; r < f[FX_M]; r++)
+            fn(user, op->r[0] + r * f[FX_DSTSTRIDE] * size, f[FX_N] * size, true);
+    } else {
+        for (uint64_t cb = 0; cb * 16 < f[FX_N]; cb++)
+            fn(user, op->r[0] + cb * f[FX_DSTSTRIDE] * 16 * size, f[FX_M] * 16 * size, true);
+    }
+}
+
 /* Checks the vdeq/vreq table (entries x 8 bytes in L1) and sets up cv. */
 static bool conv_setup(dv_unit_ctx *c, const dv_op *op, uint64_t entries, xf_conv *cv)
 {

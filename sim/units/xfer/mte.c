@@ -198,7 +198,8 @@ static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
     bool checked = false;
     if (n) {
         dv_access_fault saved = c->fault;
-        uint64_t sext = ((n - 1) * f[L2_SRCSTRIDE] + 1) * XF_FRACTAL, dext = ((n - 1) * (1 + f[L2_DSTGAP]) + 1) * XF_FRACTAL;
+        uint64_t sext = ((n - 1) * f[L2_SRCSTRIDE] + 1) * XF_FRACTAL,
+                 dext = ((n - 1) * (1 + f[L2_DSTGAP]) + 1) * XF_FRACTAL;
         checked = xf_span(c, DV_MEM_L1, op->r[1] + f[L2_START] * XF_FRACTAL, sext, c->cfg->align_l1) &&
                   xf_span(c, rt.dst, op->r[0], dext, c->cfg->align_l0ab);
         if (!checked)
@@ -247,5 +248,38 @@ bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op)
     case DV_OP_LOAD2D_L0A:
     case DV_OP_LOAD2D_L0B: return exec_load2d(c, op, rt);
     default: return exec_copy(c, op, rt);
+    }
+}
+
+void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn, void *user)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS], g[DV_LAYOUT_MAX_FIELDS];
+    switch (op->insn.op) {
+    case DV_OP_COPY_GM_L1:
+    case DV_OP_COPY_GM_UB:
+    case DV_OP_COPY_UB_GM: {
+        bool write = op->insn.op == DV_OP_COPY_UB_GM;
+        xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
+        uint64_t len = f[BU_LEN] * XF_BLOCK, gap = (write ? f[BU_DSTGAP] : f[BU_SRCGAP]) * XF_BLOCK;
+        uint64_t base = write ? op->r[0] : op->r[1];
+        for (uint64_t i = 0; i < f[BU_NBURST]; i++)
+            fn(user, base + i * (len + gap), len, write);
+        return;
+    }
+    case DV_OP_ND2NZ_GM_L1: {
+        uint64_t c0 = c0_of((dv_dtype)op->insn.f[DV_F_DTYPE]), size = c0 ? XF_BLOCK / c0 : 1;
+        xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f);
+        xf_unpack(DV_LAYOUT_ND2NZ1, op->r[3], g);
+        for (uint64_t t = 0; t < f[ND0_NDNUM]; t++)
+            for (uint64_t r = 0; r < f[ND0_N]; r++)
+                fn(user, op->r[1] + (t * g[ND1_SRCMAT] + r * f[ND0_SRCD]) * size, f[ND0_D] * size, false);
+        return;
+    }
+    case DV_OP_FIXP: xf_fixp_gm_ranges(op, fn, user); return;
+    default: {
+        bool write = st->path == DV_PATH_L0C_GM;
+        fn(user, write ? op->r[0] : op->r[1], st->bytes, write);
+        return;
+    }
     }
 }
