@@ -14,8 +14,13 @@ dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigne
 {
     uint64_t room = r->cfg->ub_bytes / nbuf;
     uint64_t tb = room > 256 ? (room - 256) / 256 * 256 : 0;
-    if (tb > 32768)
-        tb = 32768;
+    /* Twice the size from which a GM transfer reaches full bandwidth
+     * (path.gm_full_bw_bytes, facts #45): big enough not to pay the GM
+     * latency, small enough that the first load and the last store, which
+     * nothing hides, stay short. */
+    uint64_t cap = 2 * r->cfg->gm_full_bw_bytes / 256 * 256;
+    if (tb > cap)
+        tb = cap;
     if (tb < 256)
         return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers",
                             r->op->name, (unsigned long long)r->cfg->ub_bytes, nbuf);

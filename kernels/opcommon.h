@@ -31,7 +31,7 @@ typedef struct opc_vec_split {
     uint64_t blocks;
 } opc_vec_split;
 
-/* Tiles of up to 32 KiB so that nbuf buffers (each with a 256-byte skew)
+/* Tiles of up to 2 x path.gm_full_bw_bytes (32 KiB) so that nbuf buffers (each with a 256-byte skew)
  * fit UB, and at most 255 repeats; one block per vector core unless fewer
  * tiles exist or the user asked for a block count; blocks start on L2
  * lines. */
