@@ -19,6 +19,11 @@ dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigne
      * latency, small enough that the first load and the last store, which
      * nothing hides, stay short. */
     uint64_t cap = 2 * r->cfg->gm_full_bw_bytes / 256 * 256;
+    uint64_t max_op = r->cfg->vec_max_repeat * r->cfg->vec_repeat_bytes / 256 * 256; /* one op's repeats */
+    if (cap > max_op)
+        cap = max_op;
+    if (cap < 256)
+        cap = 256;
     if (tb > cap)
         tb = cap;
     if (tb < 256)
