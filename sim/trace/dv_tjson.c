@@ -13,209 +13,18 @@
  * consumed it before the end, or the wait lies outside --trace-window) ends
  * on an instant on the core's FLOWCTRL lane saying so: every "s" has its
  * "f". */
-#include "dv_tjson.h"
+#include "dv_tjson_priv.h"
 
-#include "dv_tcount.h"
-
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
-
-enum {
-    BUF_BYTES = 1 << 20,
-    LANES = DV_PIPE_COUNT + 1, /* the pipes, then FLOWCTRL */
-    LANE_FLOWCTRL = DV_PIPE_COUNT,
-    NFLAGS = DV_PIPE_COUNT * DV_PIPE_COUNT * DV_MAX_EVENT_IDS,
-};
 
 static const char *const lane_names[LANES] = {"SCALAR", "VECTOR", "CUBE", "MTE1",
                                               "MTE2",   "MTE3",   "FIXP", "FLOWCTRL"};
 /* Buffers shown as occupancy counters. */
 static const dv_mem_kind occ_kinds[] = {DV_MEM_L1, DV_MEM_L0A, DV_MEM_L0B, DV_MEM_L0C, DV_MEM_UB};
 static const char *const occ_names[] = {"L1", "L0A", "L0B", "L0C", "UB"};
-enum { NOCC = sizeof occ_kinds / sizeof occ_kinds[0] };
-
-/* A slice waiting for its lane's next event. */
-typedef struct slot {
-    bool used;
-    uint64_t start, end, pc;
-    const char *cat;
-    dv_path path;
-    uint64_t bytes;
-} slot;
-
-/* The open flow of a flag: set, not yet consumed. */
-typedef struct pending_flow {
-    uint64_t id; /* 0: none */
-    bool started;
-} pending_flow;
-
-typedef struct core_state {
-    slot slots[DV_PIPE_COUNT];
-    bool last_written[LANES]; /* the lane's last slice made it into the window */
-    pending_flow flags[NFLAGS];
-    int scalar_set_flag; /* a set by the Scalar unit whose slice comes next, or -1 */
-    uint64_t scalar_wait_flow;
-    uint64_t *dangling; /* flows to end on a marker when the trace closes */
-    size_t ndangling, capdangling;
-    double last_bw[DV_PATH_COUNT], last_occ[NOCC];
-    bool counters_seen;
-} core_state;
-
-struct dv_tjson {
-    char *path, *tmp;
-    FILE *f;
-    z_stream z;
-    bool zinit;
-    char *buf;
-    size_t len;
-    bool failed;
-    char failmsg[256];
-    bool first;
-    dv_tjson_options opt;
-    uint64_t w0, w1; /* window; w1 = UINT64_MAX without an end */
-    dv_trace_sink sink;
-    const dv_sim *sim;
-    const dv_chip_config *cfg;
-    uint64_t mhz;
-    unsigned ncores;
-    core_state *cores;
-    dv_tcount *counters;
-    const dv_obj *obj;
-    char **text; /* per instruction of .text: its name and static args, JSON */
-    size_t ntext;
-    uint64_t next_flow;
-    dv_tjson_totals tot;
-};
-
-/* ---- output: a buffer, zlib, the file ---- */
-
-static void fail(dv_tjson *t, const char *what)
-{
-    if (!t->failed)
-        snprintf(t->failmsg, sizeof t->failmsg, "%s: %s", t->path, what);
-    t->failed = true;
-}
-
-static void deflate_buf(dv_tjson *t, int flush)
-{
-    if (t->failed) {
-        t->len = 0; /* nothing more reaches the file */
-        return;
-    }
-    unsigned char out[65536];
-    t->z.next_in = (Bytef *)t->buf;
-    t->z.avail_in = (uInt)t->len;
-    do {
-        t->z.next_out = out;
-        t->z.avail_out = sizeof out;
-        int rc = deflate(&t->z, flush);
-        if (rc == Z_STREAM_ERROR) {
-            fail(t, "zlib error");
-            return;
-        }
-        size_t n = sizeof out - t->z.avail_out;
-        if (n && fwrite(out, 1, n, t->f) != n) {
-            fail(t, strerror(errno));
-            return;
-        }
-        t->tot.gz_bytes += n;
-    } while (t->z.avail_out == 0);
-    t->tot.json_bytes += t->len;
-    t->len = 0;
-    if (flush == Z_SYNC_FLUSH && fflush(t->f) != 0)
-        fail(t, strerror(errno));
-}
-
-static void need(dv_tjson *t, size_t n)
-{
-    if (t->len + n > BUF_BYTES)
-        deflate_buf(t, Z_SYNC_FLUSH);
-}
-
-static void put(dv_tjson *t, const char *s, size_t n)
-{
-    if (n > BUF_BYTES / 2) /* never: events are small; a long string is cut */
-        n = BUF_BYTES / 2;
-    need(t, n);
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-}
-
-static void puts_(dv_tjson *t, const char *s)
-{
-    put(t, s, strlen(s));
-}
-
-static void put_u64(dv_tjson *t, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    need(t, (size_t)n);
-    while (n)
-        t->buf[t->len++] = tmp[--n];
-}
-
-/* A JSON string literal. */
-static void put_jstr(dv_tjson *t, const char *s)
-{
-    put(t, "\"", 1);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = {'\\', (char)ch};
-            put(t, e, 2);
-        } else if (ch == '\n') {
-            put(t, "\\n", 2);
-        } else if (ch < 0x20) {
-            char e[8];
-            snprintf(e, sizeof e, "\\u%04x", ch);
-            put(t, e, 6);
-        } else {
-            put(t, (const char *)&ch, 1);
-        }
-    }
-    put(t, "\"", 1);
-}
-
-/* Nanoseconds at the chip clock, rounded down. */
-static uint64_t ns_of(const dv_tjson *t, uint64_t cycle)
-{
-    return t->mhz == 1000 ? cycle : cycle * 1000 / t->mhz;
-}
-
-/* A time in microseconds with exactly three decimals (whole nanoseconds). */
-static void put_us(dv_tjson *t, uint64_t ns)
-{
-    put_u64(t, ns / 1000);
-    char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
-    put(t, frac, 4);
-}
-
-/* Starts an event: the separator, then {"ph":"P","pid":N,"tid":N,"ts":T */
-static void event_start(dv_tjson *t, char ph, unsigned core, unsigned lane, uint64_t cycle)
-{
-    if (!t->first)
-        put(t, ",\n", 2);
-    t->first = false;
-    char head[] = "{\"ph\":\"?\",\"pid\":";
-    head[7] = ph;
-    put(t, head, sizeof head - 1);
-    put_u64(t, core + 1);
-    puts_(t, ",\"tid\":");
-    put_u64(t, (uint64_t)(core + 1) * 100 + lane);
-    puts_(t, ",\"ts\":");
-    put_us(t, ns_of(t, cycle));
-    t->tot.events++;
-}
+_Static_assert(sizeof occ_kinds / sizeof occ_kinds[0] == NOCC, "one name per buffer");
 
 /* ---- metadata ---- */
 
@@ -223,24 +32,24 @@ static void meta(dv_tjson *t, const char *name, unsigned core, int lane, const c
                  uint64_t ival)
 {
     if (!t->first)
-        put(t, ",\n", 2);
+        tj_put(t, ",\n", 2);
     t->first = false;
-    puts_(t, "{\"ph\":\"M\",\"name\":\"");
-    puts_(t, name);
-    puts_(t, "\",\"pid\":");
-    put_u64(t, core + 1);
+    tj_puts(t, "{\"ph\":\"M\",\"name\":\"");
+    tj_puts(t, name);
+    tj_puts(t, "\",\"pid\":");
+    tj_u64(t, core + 1);
     if (lane >= 0) {
-        puts_(t, ",\"tid\":");
-        put_u64(t, (uint64_t)(core + 1) * 100 + (unsigned)lane);
+        tj_puts(t, ",\"tid\":");
+        tj_u64(t, (uint64_t)(core + 1) * 100 + (unsigned)lane);
     }
-    puts_(t, ",\"args\":{\"");
-    puts_(t, key);
-    puts_(t, "\":");
+    tj_puts(t, ",\"args\":{\"");
+    tj_puts(t, key);
+    tj_puts(t, "\":");
     if (sval)
-        put_jstr(t, sval);
+        tj_jstr(t, sval);
     else
-        put_u64(t, ival);
-    puts_(t, "}}");
+        tj_u64(t, ival);
+    tj_puts(t, "}}");
     t->tot.events++;
 }
 
@@ -289,14 +98,14 @@ static const char *insn_text(dv_tjson *t, const dv_insn *in, uint64_t pc)
     t->buf = scratch;
     t->len = 0;
     bool saved_failed = t->failed;
-    puts_(t, "\"name\":\"");
-    puts_(t, mn);
-    puts_(t, "\",\"args\":{\"operands\":");
-    put_jstr(t, ops);
+    tj_puts(t, "\"name\":\"");
+    tj_puts(t, mn);
+    tj_puts(t, "\",\"args\":{\"operands\":");
+    tj_jstr(t, ops);
     char pcs[48];
     snprintf(pcs, sizeof pcs, ",\"pc\":\"0x%llx\",\"source\":", (unsigned long long)pc);
-    puts_(t, pcs);
-    put_jstr(t, src);
+    tj_puts(t, pcs);
+    tj_jstr(t, src);
     char *text = malloc(t->len + 1);
     if (text) {
         memcpy(text, scratch, t->len);
@@ -330,27 +139,27 @@ static bool write_slice(dv_tjson *t, unsigned core, unsigned lane, uint64_t star
 {
     if (!in_window(t, start, end) || !text)
         return false;
-    event_start(t, 'X', core, lane, start);
-    puts_(t, ",\"dur\":");
-    put_us(t, ns_of(t, end) - ns_of(t, start));
-    puts_(t, ",\"cat\":\"");
-    puts_(t, cat);
-    puts_(t, "\",");
-    puts_(t, text);
-    puts_(t, ",\"cycle\":");
-    put_u64(t, start);
-    puts_(t, ",\"cycles\":");
-    put_u64(t, end - start);
+    tj_event_start(t, 'X', core, lane, start);
+    tj_puts(t, ",\"dur\":");
+    tj_us(t, tj_ns(t, end) - tj_ns(t, start));
+    tj_puts(t, ",\"cat\":\"");
+    tj_puts(t, cat);
+    tj_puts(t, "\",");
+    tj_puts(t, text);
+    tj_puts(t, ",\"cycle\":");
+    tj_u64(t, start);
+    tj_puts(t, ",\"cycles\":");
+    tj_u64(t, end - start);
     if (bytes) {
-        puts_(t, ",\"bytes\":");
-        put_u64(t, bytes);
-        puts_(t, ",\"path\":\"");
-        puts_(t, dv_path_name(path));
-        puts_(t, "\"");
+        tj_puts(t, ",\"bytes\":");
+        tj_u64(t, bytes);
+        tj_puts(t, ",\"path\":\"");
+        tj_puts(t, dv_path_name(path));
+        tj_puts(t, "\"");
     }
     if (cut)
-        puts_(t, ",\"cut\":true");
-    puts_(t, "}}");
+        tj_puts(t, ",\"cut\":true");
+    tj_puts(t, "}}");
     t->tot.slices++;
     return true;
 }
@@ -373,10 +182,10 @@ static void flush_slot(dv_tjson *t, unsigned core, unsigned lane, uint64_t stop)
 
 static void flow_event(dv_tjson *t, char ph, uint64_t id, unsigned core, unsigned lane, uint64_t cycle)
 {
-    event_start(t, ph, core, lane, cycle);
-    puts_(t, ph == 'f' ? ",\"bp\":\"e\",\"id\":" : ",\"id\":");
-    put_u64(t, id);
-    puts_(t, ",\"cat\":\"flag\",\"name\":\"set_flag\"}");
+    tj_event_start(t, ph, core, lane, cycle);
+    tj_puts(t, ph == 'f' ? ",\"bp\":\"e\",\"id\":" : ",\"id\":");
+    tj_u64(t, id);
+    tj_puts(t, ",\"cat\":\"flag\",\"name\":\"set_flag\"}");
     if (ph == 'f')
         t->tot.flows++;
 }
@@ -388,7 +197,7 @@ static void add_dangling(dv_tjson *t, unsigned core, uint64_t id)
         size_t cap = cs->capdangling ? cs->capdangling * 2 : 16;
         uint64_t *p = realloc(cs->dangling, cap * sizeof *p);
         if (!p) {
-            fail(t, "out of memory");
+            tj_fail(t, "out of memory");
             return;
         }
         cs->dangling = p;
@@ -400,10 +209,10 @@ static void add_dangling(dv_tjson *t, unsigned core, uint64_t id)
 /* Ends flow id on an instant of the core's FLOWCTRL lane. */
 static void end_on_marker(dv_tjson *t, unsigned core, uint64_t id, uint64_t cycle, const char *why)
 {
-    event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
-    puts_(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":");
-    put_jstr(t, why);
-    puts_(t, "}");
+    tj_event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
+    tj_puts(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":");
+    tj_jstr(t, why);
+    tj_puts(t, "}");
     flow_event(t, 'f', id, core, LANE_FLOWCTRL, cycle);
 }
 
@@ -431,7 +240,7 @@ static void on_launch(void *user, const dv_sim *sim)
     uint64_t period = t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD;
     t->counters = dv_tcount_create(t->ncores, period, on_counters, t);
     if (!t->cores || !t->text || !t->counters) {
-        fail(t, "out of memory");
+        tj_fail(t, "out of memory");
         free(t->cores);
         t->cores = NULL;
         t->ncores = 0;
@@ -457,12 +266,12 @@ static void on_block(void *user, unsigned core, uint64_t block_idx, uint64_t cyc
     dv_tjson *t = user;
     if (core >= t->ncores || !in_window(t, cycle, cycle))
         return;
-    event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
-    puts_(t, ",\"s\":\"t\",\"cat\":\"block\",\"name\":\"block ");
-    put_u64(t, block_idx);
-    puts_(t, "\",\"args\":{\"block\":");
-    put_u64(t, block_idx);
-    puts_(t, "}}");
+    tj_event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
+    tj_puts(t, ",\"s\":\"t\",\"cat\":\"block\",\"name\":\"block ");
+    tj_u64(t, block_idx);
+    tj_puts(t, "\",\"args\":{\"block\":");
+    tj_u64(t, block_idx);
+    tj_puts(t, "}}");
 }
 
 static bool is_sync(dv_opcode op)
@@ -520,12 +329,12 @@ static void on_flag(void *user, const dv_trace_flag *ev)
     core_state *cs = &t->cores[ev->core];
     if (ev->kind == DV_TRACE_CC_SET) {
         if (in_window(t, ev->cycle, ev->cycle)) {
-            event_start(t, 'i', ev->core, LANE_FLOWCTRL, ev->cycle);
-            puts_(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":\"cc_set_flag ");
-            puts_(t, dv_pipe_name(ev->src));
-            puts_(t, " id ");
-            put_u64(t, ev->id);
-            puts_(t, "\"}");
+            tj_event_start(t, 'i', ev->core, LANE_FLOWCTRL, ev->cycle);
+            tj_puts(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":\"cc_set_flag ");
+            tj_puts(t, dv_pipe_name(ev->src));
+            tj_puts(t, " id ");
+            tj_u64(t, ev->id);
+            tj_puts(t, "\"}");
         }
         return;
     }
@@ -583,20 +392,20 @@ static void on_stall(void *user, const dv_trace_stall *ev)
         break;
     default: snprintf(name, sizeof name, "pipe_barrier all"); break;
     }
-    event_start(t, 'X', ev->core, LANE_FLOWCTRL, ev->start);
-    puts_(t, ",\"dur\":");
-    put_us(t, ns_of(t, ev->end) - ns_of(t, ev->start));
-    puts_(t, ",\"cat\":\"stall\",\"name\":");
-    put_jstr(t, name);
-    puts_(t, ",\"args\":{\"pc\":\"0x");
+    tj_event_start(t, 'X', ev->core, LANE_FLOWCTRL, ev->start);
+    tj_puts(t, ",\"dur\":");
+    tj_us(t, tj_ns(t, ev->end) - tj_ns(t, ev->start));
+    tj_puts(t, ",\"cat\":\"stall\",\"name\":");
+    tj_jstr(t, name);
+    tj_puts(t, ",\"args\":{\"pc\":\"0x");
     char pcs[24];
     snprintf(pcs, sizeof pcs, "%llx", (unsigned long long)ev->pc);
-    puts_(t, pcs);
-    puts_(t, "\",\"cycle\":");
-    put_u64(t, ev->start);
-    puts_(t, ",\"cycles\":");
-    put_u64(t, ev->end - ev->start);
-    puts_(t, "}}");
+    tj_puts(t, pcs);
+    tj_puts(t, "\",\"cycle\":");
+    tj_u64(t, ev->start);
+    tj_puts(t, ",\"cycles\":");
+    tj_u64(t, ev->end - ev->start);
+    tj_puts(t, "}}");
     t->tot.slices++;
 }
 
@@ -605,16 +414,16 @@ static void on_stall(void *user, const dv_trace_stall *ev)
 static void counter_event(dv_tjson *t, unsigned core, uint64_t cycle, const char *name,
                           const char *const *keys, const double *vals, unsigned n)
 {
-    event_start(t, 'C', core, 0, cycle);
-    puts_(t, ",\"name\":\"");
-    puts_(t, name);
-    puts_(t, "\",\"args\":{");
+    tj_event_start(t, 'C', core, 0, cycle);
+    tj_puts(t, ",\"name\":\"");
+    tj_puts(t, name);
+    tj_puts(t, "\",\"args\":{");
     for (unsigned i = 0; i < n; i++) {
         char v[64];
         int len = snprintf(v, sizeof v, "%s\"%s\":%.6g", i ? "," : "", keys[i], vals[i]);
-        put(t, v, (size_t)len);
+        tj_put(t, v, (size_t)len);
     }
-    puts_(t, "}}");
+    tj_puts(t, "}}");
 }
 
 static void write_counters(dv_tjson *t, unsigned core, uint64_t cycle, const double *bw, const double *occ)
@@ -669,54 +478,12 @@ dv_tjson *dv_tjson_create(const char *path, const dv_tjson_options *opt, dv_erro
     t->w1 = t->opt.window_end ? t->opt.window_end : UINT64_MAX;
     t->first = true;
     t->mhz = 1000;
-    size_t n = strlen(path);
-    t->path = malloc(n + 1);
-    t->tmp = malloc(n + 16);
-    t->buf = malloc(BUF_BYTES);
-    if (!t->path || !t->tmp || !t->buf) {
-        dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-        free(t->path);
-        free(t->tmp);
-        free(t->buf);
+    if (!tj_open(t, path, err)) {
         free(t);
         return NULL;
     }
-    memcpy(t->path, path, n + 1);
-    snprintf(t->tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(t->tmp);
-    if (fd >= 0) {
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
-        t->f = fdopen(fd, "wb");
-        if (!t->f)
-            close(fd);
-    }
-    if (!t->f) {
-        dv_error_set(err, DV_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        if (fd >= 0)
-            unlink(t->tmp);
-        free(t->path);
-        free(t->tmp);
-        free(t->buf);
-        free(t);
-        return NULL;
-    }
-    /* windowBits 15 + 16: a gzip wrapper; one member for the whole file.
-     * Level 1: the trace is large and written while the simulation waits. */
-    if (deflateInit2(&t->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        dv_error_set(err, DV_ERR_NOMEM, "zlib: out of memory");
-        fclose(t->f);
-        unlink(t->tmp);
-        free(t->path);
-        free(t->tmp);
-        free(t->buf);
-        free(t);
-        return NULL;
-    }
-    t->zinit = true;
     t->sink = (dv_trace_sink){t, on_launch, on_block, on_insn, on_flag, on_stall};
-    puts_(t, "{\"traceEvents\":[\n");
+    tj_puts(t, "{\"traceEvents\":[\n");
     return t;
 }
 
@@ -727,10 +494,6 @@ const dv_trace_sink *dv_tjson_sink(dv_tjson *t)
 
 static void free_all(dv_tjson *t)
 {
-    if (t->zinit)
-        deflateEnd(&t->z);
-    if (t->f)
-        fclose(t->f);
     for (size_t i = 0; t->text && i < t->ntext; i++)
         free(t->text[i]);
     free(t->text);
@@ -738,9 +501,7 @@ static void free_all(dv_tjson *t)
         free(t->cores[i].dangling);
     free(t->cores);
     dv_tcount_destroy(t->counters);
-    free(t->buf);
-    free(t->path);
-    free(t->tmp);
+    tj_close(t);
     free(t);
 }
 
@@ -748,11 +509,7 @@ void dv_tjson_discard(dv_tjson *t)
 {
     if (!t)
         return;
-    if (t->f) {
-        fclose(t->f);
-        t->f = NULL;
-        unlink(t->tmp);
-    }
+    tj_abandon(t);
     free_all(t);
 }
 
@@ -794,46 +551,46 @@ static void close_run(dv_tjson *t, const dv_run_result *res)
 
 static void other_data(dv_tjson *t, const dv_run_result *res)
 {
-    puts_(t, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"version\":");
-    put_jstr(t, t->opt.producer ? t->opt.producer : "dvsim");
-    puts_(t, ",\"run\":");
-    put_jstr(t, t->opt.title ? t->opt.title : "");
-    puts_(t, ",\"time_unit\":\"microseconds at the chip clock, rounded down to whole nanoseconds\"");
+    tj_puts(t, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"version\":");
+    tj_jstr(t, t->opt.producer ? t->opt.producer : "dvsim");
+    tj_puts(t, ",\"run\":");
+    tj_jstr(t, t->opt.title ? t->opt.title : "");
+    tj_puts(t, ",\"time_unit\":\"microseconds at the chip clock, rounded down to whole nanoseconds\"");
     if (t->cfg) {
-        puts_(t, ",\"chip\":");
-        put_jstr(t, t->cfg->name);
-        puts_(t, ",\"clock_mhz\":");
-        put_u64(t, t->mhz);
+        tj_puts(t, ",\"chip\":");
+        tj_jstr(t, t->cfg->name);
+        tj_puts(t, ",\"clock_mhz\":");
+        tj_u64(t, t->mhz);
     }
     const dv_obj_kernel *k = t->sim ? dv_sim_kernel(t->sim) : NULL;
     if (k) {
-        puts_(t, ",\"kernel\":");
-        put_jstr(t, k->name);
+        tj_puts(t, ",\"kernel\":");
+        tj_jstr(t, k->name);
     }
-    puts_(t, ",\"cores\":");
-    put_u64(t, t->ncores);
+    tj_puts(t, ",\"cores\":");
+    tj_u64(t, t->ncores);
     if (res) {
-        puts_(t, ",\"cycles\":");
-        put_u64(t, res->cycles);
-        puts_(t, ",\"stop\":");
-        put_jstr(t, dv_stop_name(res->stop));
+        tj_puts(t, ",\"cycles\":");
+        tj_u64(t, res->cycles);
+        tj_puts(t, ",\"stop\":");
+        tj_jstr(t, dv_stop_name(res->stop));
     }
-    puts_(t, ",\"window_start_cycle\":");
-    put_u64(t, t->w0);
+    tj_puts(t, ",\"window_start_cycle\":");
+    tj_u64(t, t->w0);
     if (t->w1 != UINT64_MAX) {
-        puts_(t, ",\"window_end_cycle\":");
-        put_u64(t, t->w1);
+        tj_puts(t, ",\"window_end_cycle\":");
+        tj_u64(t, t->w1);
     }
-    puts_(t, ",\"counter_period_cycles\":");
-    put_u64(t, t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD);
+    tj_puts(t, ",\"counter_period_cycles\":");
+    tj_u64(t, t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD);
     if (t->cfg) {
         dv_buf ini = DV_BUF_INIT;
         dv_config_write_ini(t->cfg, &ini);
-        puts_(t, ",\"config\":");
-        put_jstr(t, ini.data ? ini.data : "");
+        tj_puts(t, ",\"config\":");
+        tj_jstr(t, ini.data ? ini.data : "");
         dv_buf_free(&ini);
     }
-    puts_(t, "}}\n");
+    tj_puts(t, "}}\n");
 }
 
 dv_status dv_tjson_finish(dv_tjson *t, const dv_run_result *res, dv_tjson_totals *totals, dv_error *err)
@@ -841,17 +598,7 @@ dv_status dv_tjson_finish(dv_tjson *t, const dv_run_result *res, dv_tjson_totals
     if (t->cores)
         close_run(t, res);
     other_data(t, res);
-    deflate_buf(t, Z_FINISH);
-    if (fclose(t->f) != 0)
-        fail(t, strerror(errno));
-    t->f = NULL;
-    dv_status st = DV_OK;
-    if (!t->failed && rename(t->tmp, t->path) != 0)
-        fail(t, strerror(errno));
-    if (t->failed) {
-        unlink(t->tmp);
-        st = dv_error_set(err, DV_ERR_IO, "%s", t->failmsg);
-    }
+    dv_status st = tj_finish(t, err);
     if (totals)
         *totals = t->tot;
     free_all(t);
