@@ -208,7 +208,21 @@ static bool exec_fast_float(dv_unit_ctx *c, const vec_desc *d, uint32_t scalar)
             for (unsigned i = 0; i < n; i++)
                 o[i] = a[i] / b[i];
             break;
-        default: /* the rest go lane by lane through float_op: still no dispatch per lane on type */
+        case DV_OP_VMAX:
+        case DV_OP_VMAXS:
+            for (unsigned i = 0; i < n; i++)
+                o[i] = fmaxf(a[i], b[i]);
+            break;
+        case DV_OP_VMIN:
+        case DV_OP_VMINS:
+            for (unsigned i = 0; i < n; i++)
+                o[i] = fminf(a[i], b[i]);
+            break;
+        case DV_OP_VEXP:
+            for (unsigned i = 0; i < n; i++)
+                o[i] = expf(a[i]);
+            break;
+        default: /* the rarer ones (ln, abs, sqrt, rsqrt, rec, relu) through float_op */
             for (unsigned i = 0; i < n; i++)
                 o[i] = float_op(d->op, a[i], b[i]);
             break;
