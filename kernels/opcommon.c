@@ -1,6 +1,8 @@
 /* opcommon.c - helpers shared by the operators' host parts. */
 #include "opcommon.h"
 
+#include "dv_kernel_blob.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -97,4 +99,38 @@ void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t 
     *per_block = opc_round_up(opc_ceil_div(rows, *blocks), q);
     if (!r->blocks_request)
         *blocks = opc_ceil_div(rows, *per_block);
+}
+
+dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, const char *name,
+                                  const char *const *inputs, unsigned ninputs, const char *output,
+                                  unsigned nbuf, dv_error *err)
+{
+    dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
+    uint64_t es = dv_dtype_size(dt), n = dv_opr_param(r, "N");
+    opc_vec_split s;
+    dv_status st = opc_split_vector(r, n, es, nbuf, &s, err);
+    if (st != DV_OK)
+        return st;
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "%s_%s%s", name, es == 2 ? "f16" : "f32", r->cfg->split ? "_aiv" : "");
+    if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
+        return st;
+    uint64_t bytes = opc_round_up(n * es, 32), args[DV_OPR_MAX_TENSORS + 3];
+    unsigned na = 0, t;
+    for (unsigned i = 0; i <= ninputs; i++) {
+        bool out = i == ninputs;
+        if ((st = dv_opr_tensor_add(r, out ? output : inputs[i], out, bytes, &t, err)) != DV_OK)
+            return st;
+        if (!out)
+            dv_opr_fill(r, t, dt, n, -1, 1, i);
+        args[na++] = r->t[t].addr;
+    }
+    args[na++] = n;
+    args[na++] = s.tile;
+    args[na++] = s.per_block;
+    if ((st = opc_args(r, args, na, err)) != DV_OK || (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
+        return st;
+    opc_vec_work(r, n, es, 1, (double)(ninputs * n * es), (double)(n * es));
+    opc_describe_split(r, &s);
+    return DV_OK;
 }

@@ -45,6 +45,17 @@ uint64_t opc_vector_cores(const dv_chip_config *cfg);
  * multiples of `m` rows; the user's block count is kept. */
 void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t m, uint64_t *blocks,
                     uint64_t *per_block);
+/* The whole prepare() of an elementwise operator over N elements of f16
+ * (dtype 0) or f32: the split (opc_split_vector with nbuf buffers), the
+ * kernel <name>_f16|_f32[_aiv] of blob, the inputs (uniform in [-1, 1),
+ * one seeded stream each) and the output, each padded to 32 bytes, the
+ * arguments (inputs, output, n, tile, per_block), block_dim and the least
+ * work (one vector op per element, the inputs read and the output written
+ * once). */
+struct dv_kernel_blob;
+dv_status opc_prepare_elementwise(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
+                                  const char *const *inputs, unsigned ninputs, const char *output,
+                                  unsigned nbuf, dv_error *err);
 /* r->tiling in words. */
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
 /* Sets a0.. from args. */

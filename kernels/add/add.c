@@ -19,30 +19,8 @@ static const dv_operator_param params[] = {
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
-    dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
-    uint64_t es = dv_dtype_size(dt), n = dv_opr_param(r, "N");
-    opc_vec_split s;
-    dv_status st = opc_split_vector(r, n, es, 4, &s, err);
-    if (st != DV_OK)
-        return st;
-    const char *kernel =
-        r->cfg->split ? (es == 2 ? "add_f16_aiv" : "add_f32_aiv") : (es == 2 ? "add_f16" : "add_f32");
-    unsigned x, y, z;
-    uint64_t bytes = opc_round_up(n * es, 32);
-    if ((st = dv_opr_use_kernel(r, &dvk_add_add, kernel, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "y", false, bytes, &y, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "z", true, bytes, &z, err)) != DV_OK)
-        return st;
-    dv_opr_fill(r, x, dt, n, -1, 1, 0);
-    dv_opr_fill(r, y, dt, n, -1, 1, 1);
-    uint64_t args[] = {r->t[x].addr, r->t[y].addr, r->t[z].addr, n, s.tile, s.per_block};
-    if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
-        (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
-        return st;
-    opc_vec_work(r, n, es, 1, 2 * n * es, n * es);
-    opc_describe_split(r, &s);
-    return DV_OK;
+    static const char *const inputs[] = {"x", "y"};
+    return opc_prepare_elementwise(r, &dvk_add_add, "add", inputs, 2, "z", 4, err);
 }
 
 static dv_status check(dv_opr_run *r, dv_error *err)
