@@ -5,7 +5,7 @@
 #   scripts/ladder.sh [CHIP] [SHAPE] [dvsim run options...]
 # e.g. scripts/ladder.sh ascend910b M=1024,N=1024,K=1024 --blocks 1
 set -eu
-D=${DVSIM:-./build/sim/cli/dvsim}
+D=${DVSIM:-./build/cli/dvsim}
 chip=${1:-ascend910}
 shape=${2:-M=1024,N=1024,K=1024}
 [ $# -ge 2 ] && shift 2 || shift $#

@@ -24,4 +24,4 @@ meson compile -C build
 # The main job: a 1024 x 1024 x 1024 fp16 matmul (the double-buffered kernel)
 # on all cores of the default chip (ascend910), checked against the CPU
 # reference, with the report of where the cycles went.
-./build/sim/cli/dvsim run matmul
+./build/cli/dvsim run matmul

@@ -1,6 +1,6 @@
 /* dv_trace.h - what the cores tell a tracer or a visualiser as they run.
  *
- * A front end (the Chrome-trace writer in sim/trace/, the SDL window in
+ * A front end (the Chrome-trace writer in viz/trace/, the SDL window in
  * viz/) fills a dv_trace_sink and attaches it to a simulation before the
  * run starts (dv_sim_attach_trace).  The cores call the sink at the
  * simulated time things happen, so the cycle of successive calls never goes

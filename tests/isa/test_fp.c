@@ -1,4 +1,4 @@
-/* test_fp.c - fp16 and bf16 conversions (sim/base/dv_fp.h) against a
+/* test_fp.c - fp16 and bf16 conversions (base/dv_fp.h) against a
  * reference that rounds by comparing distances to the two neighbouring
  * representable values in double arithmetic, which is exact here. */
 #include "dv_fp.h"

@@ -5,7 +5,7 @@
 #
 # To regenerate the golden image after an intended change of the view or of
 # the model's timing (look at the new frame first), from the source root:
-#   ./build/sim/cli/dvsim viz kernels/samples/vadd.dvs --gm x=random:f16:65536:1 \
+#   ./build/cli/dvsim viz kernels/samples/vadd.dvs --gm x=random:f16:65536:1 \
 #       --gm y=random:f16:65536:2 --gm z=zeros:131072 --arg n=65536 --headless --frames 30 \
 #       --cycles-per-frame 100 --span 3000 --hover 300,222 --png tests/viz/golden/vadd.png
 set -u

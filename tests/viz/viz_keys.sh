@@ -5,7 +5,7 @@
 # --frame-log prints each frame's cycle, state and the instructions seen.
 # The log must equal keys.expected.  To regenerate it after an intended
 # change, from the source root:
-#   ./build/sim/cli/dvsim viz kernels/samples/vadd.dvs --gm x=random:f16:65536:1 \
+#   ./build/cli/dvsim viz kernels/samples/vadd.dvs --gm x=random:f16:65536:1 \
 #       --gm y=random:f16:65536:2 --gm z=zeros:131072 --arg n=65536 --headless --cycles-per-frame 100 \
 #       --frames 12 --keys space,x,n,n,n,c,c,space,tab,+,-,left,f,q --frame-log | grep '^frame' \
 #       > tests/viz/keys.expected
