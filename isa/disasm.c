@@ -101,8 +101,7 @@ dv_status dv_disasm_obj(const dv_obj *obj, const dv_disasm_options *opt, dv_buf 
     if (st != DV_OK)
         return st;
     if (obj->family != DV_FAMILY_ANY) {
-        static const char *const chips[] = {"any", "ascend910", "ascend910b", "ascend310"};
-        dv_buf_printf(out, ".chip %s\n", chips[obj->family]);
+        dv_buf_printf(out, ".chip %s\n", dv_chip_family_chip(obj->family));
     }
     dv_buf_puts(out, ".text\n");
     char text[256];

@@ -25,21 +25,26 @@ typedef enum dv_opcode {
 #undef DV_INSN
 } dv_opcode;
 
-/* Pipes: the in-order queues of a core.  DV_PIPE_ALL only appears in
- * barriers; DV_PIPE_DYN only in the table, for instructions that name their
- * pipe in a field. */
+/* Pipes: the in-order queues of a core (pipes.def).  DV_PIPE_ALL only
+ * appears in barriers; DV_PIPE_DYN only in the table, for instructions that
+ * name their pipe in a field. */
 typedef enum dv_pipe {
-    DV_PIPE_S,
-    DV_PIPE_V,
-    DV_PIPE_M,
-    DV_PIPE_MTE1,
-    DV_PIPE_MTE2,
-    DV_PIPE_MTE3,
-    DV_PIPE_FIX,
+#define DV_PIPE_ROW(id, ev, asm_name, lane, key, busy) DV_PIPE_##id,
+#include "pipes.def"
+#undef DV_PIPE_ROW
     DV_PIPE_ALL,
     DV_PIPE_DYN,
 } dv_pipe;
 enum { DV_PIPE_COUNT = DV_PIPE_ALL }; /* real queues: S .. FIX */
+
+/* Data paths (paths.def), for bytes-moved statistics and bandwidth figures. */
+typedef enum dv_path {
+    DV_PATH_NONE,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_PATH_##id,
+#include "paths.def"
+#undef DV_PATH_ROW
+    DV_PATH_COUNT
+} dv_path;
 
 /* Timing classes: the chip config gives each one its cost. */
 typedef enum dv_tclass {
@@ -235,8 +240,11 @@ size_t dv_isa_count(void);
 const dv_insn_info *dv_isa_at(size_t index); /* table order */
 const dv_format *dv_isa_format(dv_fmt fmt);
 const dv_field_info *dv_isa_field(dv_field field);
-const char *dv_pipe_name(dv_pipe pipe);       /* "s", "v", ..., "all" */
-const char *dv_pipe_trace_name(dv_pipe pipe); /* "SCALAR", "VECTOR", ... */
+const char *dv_pipe_name(dv_pipe pipe);       /* "s", "v", ..., "all" (assembly) */
+const char *dv_pipe_trace_name(dv_pipe pipe); /* "SCALAR", "VECTOR", ..., "ALL" (msprof's lanes) */
+const char *dv_pipe_key(dv_pipe pipe);        /* "scalar", "vector", ... (events, statistics) */
+const char *dv_path_name(dv_path p);          /* "GM->L1", ...; "none" */
+const char *dv_path_key(dv_path p);           /* "gm_to_l1", ... (config, events, statistics) */
 const char *dv_tclass_name(dv_tclass tc);
 const char *dv_dtype_name(dv_dtype dt);
 unsigned dv_dtype_size(dv_dtype dt); /* bytes per element */

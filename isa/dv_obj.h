@@ -25,12 +25,13 @@ enum {
     DV_ARG_REG_BASE = 10,
 };
 
-/* Chip family in e_flags: which configs an object was built for. */
+/* Chip family in e_flags: which chip an object was built for (chips.def:
+ * 0 is any chip, then the built-in chips in table order). */
 typedef enum dv_chip_family {
     DV_FAMILY_ANY = 0,
-    DV_FAMILY_910 = 1,  /* coupled cores (ascend910, ascend310) */
-    DV_FAMILY_910B = 2, /* split AIC / AIV cores */
-    DV_FAMILY_310 = 3,
+#define DV_CHIP(id, name, family) DV_FAMILY_##id,
+#include "chips.def"
+#undef DV_CHIP
     DV_FAMILY_COUNT
 } dv_chip_family;
 
@@ -108,6 +109,7 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
 const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */
 const char *dv_arg_type_name(dv_arg_type t);       /* "ptr", "u64", "s64", "f32" */
 const char *dv_chip_family_name(dv_chip_family f); /* "any", "910", "910b", "310" */
+const char *dv_chip_family_chip(dv_chip_family f); /* "any", "ascend910", ... */
 
 /* ELF I/O.  Writers produce identical bytes for identical objects. */
 dv_status dv_obj_write_elf(const dv_obj *obj, uint8_t **buf, size_t *size, dv_error *err);

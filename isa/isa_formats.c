@@ -9,7 +9,11 @@ static const char *const round_names[] = {"rne", "rz", "rd", "ru", "rna", "odd"}
 static const char *const quant_names[] = {"none", "f16", "bf16", "deq", "vdeq", "req", "vreq"};
 static const char *const out_names[] = {"gm", "l1"};
 static const char *const maskmode_names[] = {"norm", "count"};
-static const char *const pipe_names[] = {"s", "v", "m", "mte1", "mte2", "mte3", "fix", "all"};
+static const char *const pipe_names[] = {
+#define DV_PIPE_ROW(id, ev, asm_name, lane, key, busy) asm_name,
+#include "pipes.def"
+#undef DV_PIPE_ROW
+    "all"};
 
 #define ENUM(arr) arr, (unsigned)(sizeof arr / sizeof arr[0])
 
@@ -140,8 +144,41 @@ const char *dv_pipe_name(dv_pipe pipe)
 
 const char *dv_pipe_trace_name(dv_pipe pipe)
 {
-    static const char *const names[] = {"SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP", "ALL"};
+    static const char *const names[] = {
+#define DV_PIPE_ROW(id, ev, asm_name, lane, key, busy) lane,
+#include "pipes.def"
+#undef DV_PIPE_ROW
+        "ALL"};
     return (unsigned)pipe <= DV_PIPE_ALL ? names[pipe] : "?";
+}
+
+const char *dv_pipe_key(dv_pipe pipe)
+{
+    static const char *const keys[] = {
+#define DV_PIPE_ROW(id, ev, asm_name, lane, key, busy) key,
+#include "pipes.def"
+#undef DV_PIPE_ROW
+    };
+    return (unsigned)pipe < DV_PIPE_COUNT ? keys[pipe] : "?";
+}
+
+static const struct {
+    const char *name, *key;
+} paths[DV_PATH_COUNT] = {
+    {"none", "none"},
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) {name, key},
+#include "paths.def"
+#undef DV_PATH_ROW
+};
+
+const char *dv_path_name(dv_path p)
+{
+    return (unsigned)p < DV_PATH_COUNT ? paths[p].name : "?";
+}
+
+const char *dv_path_key(dv_path p)
+{
+    return (unsigned)p < DV_PATH_COUNT ? paths[p].key : "?";
 }
 
 const char *dv_dtype_name(dv_dtype dt)

@@ -296,14 +296,19 @@ const char *dv_arg_type_name(dv_arg_type t)
     return "unknown";
 }
 
+static const char *const family_names[DV_FAMILY_COUNT][2] = {
+    {"any", "any"},
+#define DV_CHIP(id, name, family) {family, name},
+#include "chips.def"
+#undef DV_CHIP
+};
+
 const char *dv_chip_family_name(dv_chip_family f)
 {
-    switch (f) {
-    case DV_FAMILY_ANY: return "any";
-    case DV_FAMILY_910: return "910";
-    case DV_FAMILY_910B: return "910b";
-    case DV_FAMILY_310: return "310";
-    case DV_FAMILY_COUNT: break;
-    }
-    return "unknown";
+    return (unsigned)f < DV_FAMILY_COUNT ? family_names[f][0] : "unknown";
+}
+
+const char *dv_chip_family_chip(dv_chip_family f)
+{
+    return (unsigned)f < DV_FAMILY_COUNT ? family_names[f][1] : "unknown";
 }

@@ -33,8 +33,6 @@ enum {
     C_BARRIER = 0xe3b341,
 };
 
-static const char *const lane_names[VIZ_LANES] = {"SCALAR", "VECTOR", "CUBE", "MTE1",
-                                                  "MTE2",   "MTE3",   "FIXP", "FLOWCTRL"};
 
 static uint32_t class_colour(const viz_slice *s)
 {
@@ -131,10 +129,10 @@ static void lay_out(const viz_canvas *c, int w, int h, layout *l)
     l->label_w = 9 * 6 * l->k;
     l->plot_x = l->tl_x + l->label_w;
     l->plot_w = l->side_x - pad - l->plot_x;
-    l->lane_h = (h * 44 / 100) / VIZ_LANES;
+    l->lane_h = (h * 44 / 100) / DV_LANES;
     if (l->lane_h < l->lh + 4)
         l->lane_h = l->lh + 4;
-    l->tl_h = l->lane_h * VIZ_LANES + l->lh + 6 * l->k; /* lanes and the axis */
+    l->tl_h = l->lane_h * DV_LANES + l->lh + 6 * l->k; /* lanes and the axis */
     l->ov_y = l->head_h + pad;
     l->occ_h = 5 * (l->lh + 6 * l->k) + l->lh + 4 * l->k;
     l->ov_h = l->tl_y + l->tl_h - l->ov_y - l->occ_h - pad;
@@ -173,7 +171,7 @@ bool viz_cycle_at(const viz_canvas *c, int w, int h, const viz_view *v, int x, i
 {
     layout l;
     lay_out(c, w, h, &l);
-    if (x < l.plot_x || x >= l.plot_x + l.plot_w || y < l.tl_y || y >= l.tl_y + l.lane_h * VIZ_LANES)
+    if (x < l.plot_x || x >= l.plot_x + l.plot_w || y < l.tl_y || y >= l.tl_y + l.lane_h * DV_LANES)
         return false;
     *cycle = view_t0(v) + (uint64_t)((double)(x - l.plot_x) * (double)v->span / l.plot_w);
     return true;
@@ -183,13 +181,13 @@ bool viz_cycle_at(const viz_canvas *c, int w, int h, const viz_view *v, int x, i
 
 static bool has_lane(const viz_model *m, const dv_core *dc, int lane)
 {
-    if (lane == DV_PIPE_S || lane == VIZ_LANE_FLOWCTRL)
+    if (lane == DV_PIPE_S || lane == DV_LANE_FLOWCTRL)
         return true;
     switch ((dv_core_kind)dc->core_type) {
     case DV_KIND_AIC:
         return lane == DV_PIPE_M || lane == DV_PIPE_MTE1 || lane == DV_PIPE_MTE2 || lane == DV_PIPE_FIX;
     case DV_KIND_AIV: return lane == DV_PIPE_V || lane == DV_PIPE_MTE2 || lane == DV_PIPE_MTE3;
-    default: return lane != DV_PIPE_FIX || m->cfg->bw_l0c_gm > 0;
+    default: return lane != DV_PIPE_FIX || dv_path_bw(m->cfg, DV_PATH_L0C_GM) > 0;
     }
 }
 
@@ -226,7 +224,7 @@ static void draw_header(viz_canvas *c, const layout *l, const viz_model *m, cons
 
 static void draw_axis(viz_canvas *c, const layout *l, const viz_view *v, uint64_t t0)
 {
-    int y = l->tl_y + l->lane_h * VIZ_LANES;
+    int y = l->tl_y + l->lane_h * DV_LANES;
     viz_fill(c, l->plot_x, y, l->plot_w, 1, C_DIM);
     /* ticks at 1, 2 or 5 x 10^n cycles, about 100 pixels apart */
     uint64_t want = v->span * 100 / (uint64_t)(l->plot_w > 0 ? l->plot_w : 1), step = 1;
@@ -243,7 +241,7 @@ static void draw_axis(viz_canvas *c, const layout *l, const viz_view *v, uint64_
     }
     for (uint64_t t = (t0 + step - 1) / step * step; t < t0 + v->span; t += step) {
         int x = x_of(l, v, t0, t);
-        viz_fill(c, x, l->tl_y, 1, l->lane_h * VIZ_LANES, C_GRID);
+        viz_fill(c, x, l->tl_y, 1, l->lane_h * DV_LANES, C_GRID);
         viz_fill(c, x, y, 1, 4 * l->k, C_DIM);
         char lab[32];
         fmt_count(t, lab, sizeof lab);
@@ -307,7 +305,7 @@ static void draw_open(viz_canvas *c, const layout *l, const viz_view *v, const d
         since = dc->scalar_wait_since, col = C_STALL_BARRIER;
     if (col && since < now && dc->stop == DV_STOP_NONE) {
         int x0 = x_of(l, v, t0, since), x1 = x_of(l, v, t0, now);
-        viz_fill(c, x0, l->tl_y + VIZ_LANE_FLOWCTRL * l->lane_h + 2 * l->k, x1 > x0 ? x1 - x0 : 1, hgt, col);
+        viz_fill(c, x0, l->tl_y + DV_LANE_FLOWCTRL * l->lane_h + 2 * l->k, x1 > x0 ? x1 - x0 : 1, hgt, col);
     }
 }
 
@@ -332,19 +330,19 @@ static void draw_flows(viz_canvas *c, const layout *l, const viz_view *v, const 
 
 static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, const viz_view *v)
 {
-    viz_fill(c, l->tl_x, l->tl_y, l->label_w + l->plot_w, l->lane_h * VIZ_LANES, C_PANEL);
+    viz_fill(c, l->tl_x, l->tl_y, l->label_w + l->plot_w, l->lane_h * DV_LANES, C_PANEL);
     if (!m->ncores)
         return;
     const viz_core *vc = &m->cores[v->core];
     const dv_core *dc = dv_sim_core(m->sim, v->core);
     uint64_t t0 = view_t0(v);
     draw_axis(c, l, v, t0);
-    for (int lane = 0; lane < VIZ_LANES; lane++) {
+    for (int lane = 0; lane < DV_LANES; lane++) {
         int y = l->tl_y + lane * l->lane_h;
         if (lane)
             viz_fill(c, l->tl_x, y, l->label_w + l->plot_w, 1, C_GRID);
         bool present = has_lane(m, dc, lane);
-        viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x, lane_names[lane],
+        viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x, dv_lane_name((unsigned)lane),
                  present ? C_TEXT : C_GRID);
         draw_lane(c, l, v, &vc->lanes[lane], lane, t0, v->now);
     }
@@ -352,7 +350,7 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
     draw_flows(c, l, v, vc, t0, v->now);
     if (v->now >= t0 && v->now <= t0 + v->span) {
         int x = x_of(l, v, t0, v->now);
-        viz_fill(c, x, l->tl_y, l->k, l->lane_h * VIZ_LANES, C_NOW);
+        viz_fill(c, x, l->tl_y, l->k, l->lane_h * DV_LANES, C_NOW);
     }
     char cap[160], a[32], b[32];
     fmt_count(t0, a, sizeof a);
@@ -362,9 +360,9 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
     snprintf(cap, sizeof cap, "%s, block %llu: cycles %s - %s%s;  graphs below: windows of %llu cycles",
              label, (unsigned long long)vc->block, a, b, v->follow ? "" : " (panned; f follows)",
              (unsigned long long)m->period);
-    int y = l->tl_y + l->lane_h * VIZ_LANES + l->lh + 4 * l->k;
+    int y = l->tl_y + l->lane_h * DV_LANES + l->lh + 4 * l->k;
     (void)y;
-    viz_text(c, l->tl_x + 4 * l->k, l->tl_y + l->lane_h * VIZ_LANES + 3 * l->k, l->plot_x - 2 * l->k,
+    viz_text(c, l->tl_x + 4 * l->k, l->tl_y + l->lane_h * DV_LANES + 3 * l->k, l->plot_x - 2 * l->k,
              "cycles", C_DIM);
     viz_text(c, l->tl_x, l->tl_y - l->lh - 3 * l->k, l->plot_x + l->plot_w, cap, C_TEXT);
 }
@@ -547,7 +545,7 @@ static void draw_graphs(viz_canvas *c, const layout *l, const viz_model *m, cons
         if (!has_lane(m, dc, p))
             continue;
         char title[32], val[16];
-        snprintf(title, sizeof title, "%s busy %%", lane_names[p]);
+        snprintf(title, sizeof title, "%s busy %%", dv_lane_name((unsigned)p));
         snprintf(val, sizeof val, "%.0f%%", s ? 100.0 * s->busy[p] : 0.0);
         graph(c, l, x, l->gr_y, gw, row_h, title, val, vc, 0, p, 1.0, pipe_colours[p]);
         x += gw + gap;
@@ -627,7 +625,7 @@ static void draw_source(viz_canvas *c, const layout *l, const viz_model *m, viz_
     }
     if (!s) {
         char none[64];
-        snprintf(none, sizeof none, "%s: idle at cycle %llu", lane_names[lane], (unsigned long long)cycle);
+        snprintf(none, sizeof none, "%s: idle at cycle %llu", dv_lane_name((unsigned)lane), (unsigned long long)cycle);
         viz_text(c, x, y, l->w, none, C_DIM);
         return;
     }
@@ -653,7 +651,7 @@ static void draw_source(viz_canvas *c, const layout *l, const viz_model *m, viz_
             read_source_line(dc->obj->files[ln->file], ln->line, v->src_text, sizeof v->src_text);
         }
     }
-    snprintf(line, sizeof line, "%s pc 0x%x [%llu, %llu) %s  %s%s%s", lane_names[lane], s->pc,
+    snprintf(line, sizeof line, "%s pc 0x%x [%llu, %llu) %s  %s%s%s", dv_lane_name((unsigned)lane), s->pc,
              (unsigned long long)s->start, (unsigned long long)s->end, text, where,
              v->src_text[0] && where[0] ? ": " : "", where[0] ? v->src_text : "");
     viz_text(c, x, y, l->w - 8 * l->k, line, C_TEXT);

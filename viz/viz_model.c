@@ -7,7 +7,7 @@
 /* Slices kept per lane: a fixed budget over every lane of every core. */
 static uint32_t ring_capacity(unsigned ncores)
 {
-    uint64_t cap = (1u << 20) / ((uint64_t)ncores * VIZ_LANES);
+    uint64_t cap = (1u << 20) / ((uint64_t)ncores * DV_LANES);
     return (uint32_t)(cap < 512 ? 512 : cap > 65536 ? 65536 : cap);
 }
 
@@ -102,7 +102,7 @@ static void on_launch(void *user, const dv_sim *sim)
     uint32_t cap = ring_capacity(m->ncores);
     bool ok = m->cores && m->counters;
     for (unsigned i = 0; ok && i < m->ncores; i++) {
-        for (int l = 0; l < VIZ_LANES; l++) {
+        for (int l = 0; l < DV_LANES; l++) {
             viz_ring *r = &m->cores[i].lanes[l];
             r->s = malloc((size_t)cap * sizeof *r->s);
             r->cap = r->s ? cap : 0;
@@ -175,7 +175,7 @@ static void on_stall(void *user, const dv_trace_stall *ev)
     if (ev->core >= m->ncores)
         return;
     viz_slice s = {ev->start, ev->end, (uint32_t)ev->pc, (uint16_t)ev->kind, VIZ_K_STALL, (uint8_t)ev->pipe};
-    push_slice(&m->cores[ev->core].lanes[VIZ_LANE_FLOWCTRL], &s);
+    push_slice(&m->cores[ev->core].lanes[DV_LANE_FLOWCTRL], &s);
 }
 
 void viz_model_init(viz_model *m, uint64_t period)
@@ -194,7 +194,7 @@ void viz_model_finish(viz_model *m, uint64_t end)
 void viz_model_free(viz_model *m)
 {
     for (unsigned i = 0; m->cores && i < m->ncores; i++)
-        for (int l = 0; l < VIZ_LANES; l++)
+        for (int l = 0; l < DV_LANES; l++)
             free(m->cores[i].lanes[l].s);
     free(m->cores);
     m->cores = NULL;

@@ -8,6 +8,7 @@
 #ifndef DV_VIZ_MODEL_H
 #define DV_VIZ_MODEL_H
 
+#include "dv_lanes.h"
 #include "dv_sim.h"
 #include "dv_tcount.h"
 #include "dv_trace.h"
@@ -16,8 +17,6 @@
 #include <stdint.h>
 
 enum {
-    VIZ_LANES = DV_PIPE_COUNT + 1, /* pipes, then FLOWCTRL */
-    VIZ_LANE_FLOWCTRL = DV_PIPE_COUNT,
     VIZ_FLOWS = 512,   /* flows kept per core */
     VIZ_HISTORY = 256, /* counter windows kept per core */
 };
@@ -58,7 +57,7 @@ typedef struct viz_sample {
 } viz_sample;
 
 typedef struct viz_core {
-    viz_ring lanes[VIZ_LANES];
+    viz_ring lanes[DV_LANES];
     viz_flow flows[VIZ_FLOWS];
     uint32_t flow_head, flow_count;
     uint64_t pending_set[DV_PIPE_COUNT * DV_PIPE_COUNT * DV_MAX_EVENT_IDS]; /* set cycle + 1, 0: none */

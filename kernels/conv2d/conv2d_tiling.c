@@ -98,23 +98,23 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
             bool neww = t->nch > 1 || (int64_t)ni != pni;
             double bytes =
                 (news ? (double)(ccv * rows * t->w * 32) : 0) + (neww ? (double)(ccv * t->kk * n1 * 512) : 0);
-            mte2 += bytes / (double)cfg->bw_gm_l1 + (news + neww) * (head + lat / 2);
+            mte2 += bytes / (double)dv_path_bw(cfg, DV_PATH_GM_L1) + (news + neww) * (head + lat / 2);
             t->strip_loads += news;
             t->w_loads += neww;
             if (tile == 0 && c == 0)
-                first = bytes / (double)cfg->bw_gm_l1 + lat;
+                first = bytes / (double)dv_path_bw(cfg, DV_PATH_GM_L1) + lat;
             uint64_t steps = opc_ceil_div(ccv * t->kk, t->kstep);
-            mte1 += (double)(m1 * ccv * t->kk * 512) / (double)cfg->bw_l1_l0a +
-                    (double)(ccv * t->kk * n1 * 512) / (double)cfg->bw_l1_l0b + 2 * head * (double)steps;
+            mte1 += (double)(m1 * ccv * t->kk * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
+                    (double)(ccv * t->kk * n1 * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) + 2 * head * (double)steps;
             cube += (double)steps * (double)cfg->cube_head_cycles / 2;
             scalar += item_s + step_s * (double)steps;
         }
         cube += (double)(m1 * kb * n1 * cfg->cube_fractal_cycles);
         if (cfg->split)
-            last = (double)(mv * nv * 2) / (double)cfg->bw_l0c_gm + head + lat / 2;
+            last = (double)(mv * nv * 2) / (double)dv_path_bw(cfg, DV_PATH_L0C_GM) + head + lat / 2;
         else
-            last = opc_max_d((double)(m1 * n1 * 1024) / (double)cfg->bw_l0c_ub,
-                             (double)(mv * n1 * 32) / (double)cfg->bw_ub_gm + lat / 2) +
+            last = opc_max_d((double)(m1 * n1 * 1024) / (double)dv_path_bw(cfg, DV_PATH_L0C_UB),
+                             (double)(mv * n1 * 32) / (double)dv_path_bw(cfg, DV_PATH_UB_GM) + lat / 2) +
                    head;
         out += last;
         pn = (int64_t)n, pmi = (int64_t)mi, pni = (int64_t)ni;

@@ -6,33 +6,17 @@
 
 static const dv_config_key keys[] = {
 #define DV_CFG(member, key, unit, min, v910, v910b, v310, doc)                                               \
-    {key, unit, min, offsetof(dv_chip_config, member), doc},
+    {key, unit, min, offsetof(dv_chip_config, member), doc, {v910, v910b, v310}},
 #include "chip_config.def"
 #undef DV_CFG
 };
 enum { NKEYS = sizeof keys / sizeof keys[0] };
 
-static const dv_chip_config builtins[] = {
-    {
-        "ascend910",
-#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v910,
-#include "chip_config.def"
-#undef DV_CFG
-    },
-    {
-        "ascend910b",
-#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v910b,
-#include "chip_config.def"
-#undef DV_CFG
-    },
-    {
-        "ascend310",
-#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) v310,
-#include "chip_config.def"
-#undef DV_CFG
-    },
+static const char *const chip_names[DV_CHIP_COUNT] = {
+#define DV_CHIP(id, name, family) name,
+#include "chips.def"
+#undef DV_CHIP
 };
-enum { NBUILTINS = sizeof builtins / sizeof builtins[0] };
 
 size_t dv_config_key_count(void)
 {
@@ -64,33 +48,47 @@ void dv_config_set(dv_chip_config *cfg, const dv_config_key *k, uint64_t value)
     memcpy((char *)cfg + k->offset, &value, sizeof value);
 }
 
+uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p)
+{
+    switch (p) {
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc)                                \
+    case DV_PATH_##id: return cfg->bw_##id;
+#include "paths.def"
+#undef DV_PATH_ROW
+    default: return 0;
+    }
+}
+
 size_t dv_config_builtin_count(void)
 {
-    return NBUILTINS;
+    return DV_CHIP_COUNT;
 }
 
 const char *dv_config_builtin_name(size_t index)
 {
-    return index < NBUILTINS ? builtins[index].name : NULL;
+    return index < DV_CHIP_COUNT ? chip_names[index] : NULL;
 }
 
 const char *dv_config_default_name(void)
 {
-    return builtins[0].name;
+    return chip_names[0];
 }
 
 dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err)
 {
-    for (size_t i = 0; i < NBUILTINS; i++) {
-        if (strcmp(builtins[i].name, name) == 0) {
-            *out = builtins[i];
+    for (size_t i = 0; i < DV_CHIP_COUNT; i++) {
+        if (strcmp(chip_names[i], name) == 0) {
+            memset(out, 0, sizeof *out);
+            snprintf(out->name, sizeof out->name, "%s", chip_names[i]);
+            for (size_t k = 0; k < NKEYS; k++)
+                dv_config_set(out, &keys[k], keys[k].chip_default[i]);
             return DV_OK;
         }
     }
     char names[128] = "";
-    for (size_t i = 0; i < NBUILTINS; i++) {
+    for (size_t i = 0; i < DV_CHIP_COUNT; i++) {
         strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-        strncat(names, builtins[i].name, sizeof names - strlen(names) - 1);
+        strncat(names, chip_names[i], sizeof names - strlen(names) - 1);
     }
     return dv_error_set(err, DV_ERR_CONFIG, "unknown chip '%s' (built in: %s)", name, names);
 }
@@ -155,10 +153,10 @@ dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key,
     }
     if (cfg->split && cfg->aiv_per_aic == 0)
         FAIL("chip.aiv_per_aic", "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
-    if (!cfg->split && cfg->bw_l0c_ub == 0)
+    if (!cfg->split && dv_path_bw(cfg, DV_PATH_L0C_UB) == 0)
         FAIL("path.l0c_to_ub",
              "%s: a coupled chip needs path.l0c_to_ub > 0 (its Cube results leave through UB)", cfg->name);
-    if (cfg->split && cfg->bw_l0c_gm == 0)
+    if (cfg->split && dv_path_bw(cfg, DV_PATH_L0C_GM) == 0)
         FAIL("path.l0c_to_gm", "%s: a split chip needs path.l0c_to_gm > 0 (FixPipe)", cfg->name);
     if (cfg->ub_banks % cfg->ub_bank_groups)
         FAIL("ub.banks", "%s: ub.banks = %llu is not a multiple of ub.bank_groups = %llu", cfg->name,

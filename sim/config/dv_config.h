@@ -2,18 +2,27 @@
  *
  * Every number the simulator uses for a chip lives in a dv_chip_config; the
  * fields, their INI keys, units, limits, per-chip defaults and sources are
- * the rows of chip_config.def.  Three configs are compiled in (ascend910, the
- * default; ascend910b; ascend310). */
+ * the rows of chip_config.def.  The chips of isa/chips.def are compiled in
+ * (the first, ascend910, is the default). */
 #ifndef DV_CONFIG_H
 #define DV_CONFIG_H
 
 #include "dv_buf.h"
+#include "dv_isa.h"
 #include "dv_status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 enum { DV_CHIP_NAME_MAX = 64, DV_CONFIG_MAX_EVENT_IDS = 16 /* the ISA's 4-bit id field */ };
+
+/* The built-in chips (isa/chips.def), in the order of chip_config.def's columns. */
+typedef enum dv_chip_id {
+#define DV_CHIP(id, name, family) DV_CHIP_##id,
+#include "chips.def"
+#undef DV_CHIP
+    DV_CHIP_COUNT
+} dv_chip_id;
 
 typedef struct dv_chip_config {
     char name[DV_CHIP_NAME_MAX];
@@ -29,6 +38,7 @@ typedef struct dv_config_key {
     uint64_t min;
     size_t offset;   /* of the uint64_t member in dv_chip_config */
     const char *doc; /* meaning and source */
+    uint64_t chip_default[DV_CHIP_COUNT]; /* the built-in chips' values */
 } dv_config_key;
 
 size_t dv_config_key_count(void);
@@ -62,6 +72,9 @@ dv_status dv_config_set_kv(dv_chip_config *cfg, const char *assignment, dv_error
 /* The config as INI text ("[section]" then "key = value  ; unit: source"),
  * the form --config files take; appended to out. */
 void dv_config_write_ini(const dv_chip_config *cfg, dv_buf *out);
+
+/* Bytes per cycle of a path (path.<key>), 0 if the chip lacks it. */
+uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p);
 
 /* Derived figures. */
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg); /* whole chip, FLOP/s */

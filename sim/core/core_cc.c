@@ -20,7 +20,7 @@ bool core_has_pipe(const dv_core *c, dv_pipe pipe)
     case DV_KIND_AIC:
         return pipe == DV_PIPE_M || pipe == DV_PIPE_MTE1 || pipe == DV_PIPE_MTE2 || pipe == DV_PIPE_FIX;
     case DV_KIND_AIV: return pipe == DV_PIPE_V || pipe == DV_PIPE_MTE2 || pipe == DV_PIPE_MTE3;
-    default: return pipe != DV_PIPE_FIX || c->cfg->bw_l0c_gm > 0;
+    default: return pipe != DV_PIPE_FIX || dv_path_bw(c->cfg, DV_PATH_L0C_GM) > 0;
     }
 }
 

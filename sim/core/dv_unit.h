@@ -32,25 +32,6 @@ typedef struct dv_op {
     uint64_t pc;
 } dv_op;
 
-/* Data paths, for bytes-moved statistics and bandwidth figures. */
-typedef enum dv_path {
-    DV_PATH_NONE,
-    DV_PATH_GM_L1,
-    DV_PATH_GM_UB,
-    DV_PATH_UB_GM,
-    DV_PATH_UB_L1,
-    DV_PATH_L1_UB,
-    DV_PATH_L1_L0A,
-    DV_PATH_L1_L0B,
-    DV_PATH_L0C_UB,
-    DV_PATH_L0C_GM,
-    DV_PATH_L0C_L1,
-    DV_PATH_COUNT
-} dv_path;
-
-const char *dv_path_name(dv_path p);                       /* "GM->L1", ... */
-uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p); /* bytes/cycle, 0 if the chip lacks it */
-
 /* Vector unit state kept between instructions. */
 typedef struct dv_vec_state {
     uint64_t mask_lo, mask_hi; /* bit mode: lanes 0-63 in lo, 64-127 in hi; counter mode: lo = count */

@@ -28,12 +28,6 @@ void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v,
     s->integer = integer;
 }
 
-static const char *const pipe_keys[DV_PIPE_COUNT] = {"scalar", "vector", "cube", "mte1",
-                                                     "mte2",   "mte3",   "fixp"};
-static const char *const path_keys[DV_PATH_COUNT] = {"none",      "gm_to_l1",  "gm_to_ub",  "ub_to_gm",
-                                                     "ub_to_l1",  "l1_to_ub",  "l1_to_l0a", "l1_to_l0b",
-                                                     "l0c_to_ub", "l0c_to_gm", "l0c_to_l1"};
-
 /* One core's statistics; percentages are over the whole run's cycles. */
 static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, const dv_core_stats *s,
                      uint64_t run_cycles)
@@ -44,15 +38,15 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
                  true, "core%u.cycles", id);
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
         dv_stats_add(l, "cycles", "cycles the pipe was executing an instruction",
-                     (double)s->pipe[p].busy_cycles, true, "core%u.%s.busy_cycles", id, pipe_keys[p]);
+                     (double)s->pipe[p].busy_cycles, true, "core%u.%s.busy_cycles", id, dv_pipe_key((dv_pipe)p));
         dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total,
-                     false, "core%u.%s.busy_pct", id, pipe_keys[p]);
+                     false, "core%u.%s.busy_pct", id, dv_pipe_key((dv_pipe)p));
         dv_stats_add(l, "instructions", "instructions executed by the pipe", (double)s->pipe[p].insns, true,
-                     "core%u.%s.instructions", id, pipe_keys[p]);
+                     "core%u.%s.instructions", id, dv_pipe_key((dv_pipe)p));
         dv_stats_add(l, "cycles", "cycles blocked on a wait_flag", (double)s->pipe[p].wait_cycles, true,
-                     "core%u.%s.wait_cycles", id, pipe_keys[p]);
+                     "core%u.%s.wait_cycles", id, dv_pipe_key((dv_pipe)p));
         dv_stats_add(l, "cycles", "cycles the Scalar unit stalled because this queue was full",
-                     (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, pipe_keys[p]);
+                     (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, dv_pipe_key((dv_pipe)p));
     }
     double peak_macs = dv_config_core_macs_fp16(cfg);
     dv_stats_add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core%u.cube.macs", id);
@@ -77,15 +71,15 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
             continue;
         double b = (double)s->path_bytes[p];
         dv_stats_add(l, "bytes", "bytes moved over the path", b, true, "core%u.path.%s.bytes", id,
-                     path_keys[p]);
+                     dv_path_key((dv_path)p));
         dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle",
-                     id, path_keys[p]);
+                     id, dv_path_key((dv_path)p));
         dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id,
-                     path_keys[p]);
+                     dv_path_key((dv_path)p));
         dv_stats_add(l, "B/cycle", "the path's peak from the chip config", (double)bw, true,
-                     "core%u.path.%s.peak_bytes_per_cycle", id, path_keys[p]);
+                     "core%u.path.%s.peak_bytes_per_cycle", id, dv_path_key((dv_path)p));
         dv_stats_add(l, "%", "achieved / peak bandwidth", bw ? 100.0 * b / total / (double)bw : 0, false,
-                     "core%u.path.%s.utilisation_pct", id, path_keys[p]);
+                     "core%u.path.%s.utilisation_pct", id, dv_path_key((dv_path)p));
     }
     /* Roofline: the least time each resource needs for the work done. */
     double bound = (double)s->cube_macs / peak_macs;
@@ -107,7 +101,7 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
         double t = bw ? (double)s->path_bytes[p] / (double)bw : 0;
         if (t > bound) {
             bound = t;
-            bound_by = path_keys[p];
+            bound_by = dv_path_key((dv_path)p);
         }
     }
     dv_stats_add(l, "cycles", bound_by, bound, false, "core%u.roofline.bound_cycles", id);

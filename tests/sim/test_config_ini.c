@@ -49,7 +49,7 @@ START_TEST(test_base_and_overrides)
              &cfg, &err),
         DV_OK);
     ck_assert_str_eq(cfg.name, "mine");
-    ck_assert_uint_eq(cfg.bw_gm_ub, 64);
+    ck_assert_uint_eq(dv_path_bw(&cfg, DV_PATH_GM_UB), 64);
     ck_assert_uint_eq(cfg.ub_bytes, 131072);
     ck_assert_uint_eq(cfg.cores, 24); /* from the base */
 }
@@ -98,9 +98,9 @@ START_TEST(test_set)
     dv_error err = {DV_OK, ""};
     dv_config_builtin("ascend910", &cfg, NULL);
     ck_assert_int_eq(dv_config_set_kv(&cfg, "path.gm_to_ub=32", &err), DV_OK);
-    ck_assert_uint_eq(cfg.bw_gm_ub, 32);
+    ck_assert_uint_eq(dv_path_bw(&cfg, DV_PATH_GM_UB), 32);
     ck_assert_int_eq(dv_config_set_kv(&cfg, "path.gm_to_ub=0", &err), DV_ERR_CONFIG);
-    ck_assert_uint_eq(cfg.bw_gm_ub, 32); /* unchanged after a refused --set */
+    ck_assert_uint_eq(dv_path_bw(&cfg, DV_PATH_GM_UB), 32); /* unchanged after a refused --set */
     ck_assert_int_eq(dv_config_set_kv(&cfg, "nosuch.key=1", &err), DV_ERR_CONFIG);
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown key 'nosuch.key'"));
     ck_assert_int_eq(dv_config_set_kv(&cfg, "cube.m", &err), DV_ERR_CONFIG);

@@ -19,12 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const lane_names[LANES] = {"SCALAR", "VECTOR", "CUBE", "MTE1",
-                                              "MTE2",   "MTE3",   "FIXP", "FLOWCTRL"};
 /* Buffers shown as occupancy counters. */
 static const dv_mem_kind occ_kinds[] = {DV_MEM_L1, DV_MEM_L0A, DV_MEM_L0B, DV_MEM_L0C, DV_MEM_UB};
-static const char *const occ_names[] = {"L1", "L0A", "L0B", "L0C", "UB"};
-_Static_assert(sizeof occ_kinds / sizeof occ_kinds[0] == NOCC, "one name per buffer");
+_Static_assert(sizeof occ_kinds / sizeof occ_kinds[0] == NOCC, "one kind per counter");
 
 /* ---- metadata ---- */
 
@@ -209,11 +206,11 @@ static void add_dangling(dv_tjson *t, unsigned core, uint64_t id)
 /* Ends flow id on an instant of the core's FLOWCTRL lane. */
 static void end_on_marker(dv_tjson *t, unsigned core, uint64_t id, uint64_t cycle, const char *why)
 {
-    tj_event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
+    tj_event_start(t, 'i', core, DV_LANE_FLOWCTRL, cycle);
     tj_puts(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":");
     tj_jstr(t, why);
     tj_puts(t, "}");
-    flow_event(t, 'f', id, core, LANE_FLOWCTRL, cycle);
+    flow_event(t, 'f', id, core, DV_LANE_FLOWCTRL, cycle);
 }
 
 static int flag_index(const dv_trace_flag *ev)
@@ -253,8 +250,8 @@ static void on_launch(void *user, const dv_sim *sim)
         meta(t, "process_name", i, -1, "name", name, 0);
         meta(t, "process_labels", i, -1, "labels", label, 0);
         meta(t, "process_sort_index", i, -1, "sort_index", NULL, i);
-        for (int l = 0; l < LANES; l++) {
-            meta(t, "thread_name", i, l, "name", lane_names[l], 0);
+        for (int l = 0; l < DV_LANES; l++) {
+            meta(t, "thread_name", i, l, "name", dv_lane_name((unsigned)l), 0);
             meta(t, "thread_sort_index", i, l, "sort_index", NULL, (uint64_t)l);
         }
         t->cores[i].scalar_set_flag = -1;
@@ -266,7 +263,7 @@ static void on_block(void *user, unsigned core, uint64_t block_idx, uint64_t cyc
     dv_tjson *t = user;
     if (core >= t->ncores || !in_window(t, cycle, cycle))
         return;
-    tj_event_start(t, 'i', core, LANE_FLOWCTRL, cycle);
+    tj_event_start(t, 'i', core, DV_LANE_FLOWCTRL, cycle);
     tj_puts(t, ",\"s\":\"t\",\"cat\":\"block\",\"name\":\"block ");
     tj_u64(t, block_idx);
     tj_puts(t, "\",\"args\":{\"block\":");
@@ -329,7 +326,7 @@ static void on_flag(void *user, const dv_trace_flag *ev)
     core_state *cs = &t->cores[ev->core];
     if (ev->kind == DV_TRACE_CC_SET) {
         if (in_window(t, ev->cycle, ev->cycle)) {
-            tj_event_start(t, 'i', ev->core, LANE_FLOWCTRL, ev->cycle);
+            tj_event_start(t, 'i', ev->core, DV_LANE_FLOWCTRL, ev->cycle);
             tj_puts(t, ",\"s\":\"t\",\"cat\":\"flag\",\"name\":\"cc_set_flag ");
             tj_puts(t, dv_pipe_name(ev->src));
             tj_puts(t, " id ");
@@ -385,14 +382,14 @@ static void on_stall(void *user, const dv_trace_stall *ev)
     char name[64];
     switch (ev->kind) {
     case DV_TRACE_STALL_QUEUE_FULL:
-        snprintf(name, sizeof name, "queue full: %s", lane_names[ev->pipe]);
+        snprintf(name, sizeof name, "queue full: %s", dv_lane_name(ev->pipe));
         break;
     case DV_TRACE_STALL_FLAG:
         snprintf(name, sizeof name, "wait_flag %s->s %u", dv_pipe_name(ev->pipe), ev->id);
         break;
     default: snprintf(name, sizeof name, "pipe_barrier all"); break;
     }
-    tj_event_start(t, 'X', ev->core, LANE_FLOWCTRL, ev->start);
+    tj_event_start(t, 'X', ev->core, DV_LANE_FLOWCTRL, ev->start);
     tj_puts(t, ",\"dur\":");
     tj_us(t, tj_ns(t, ev->end) - tj_ns(t, ev->start));
     tj_puts(t, ",\"cat\":\"stall\",\"name\":");
@@ -440,8 +437,12 @@ static void write_counters(dv_tjson *t, unsigned core, uint64_t cycle, const dou
     }
     if (!cs->counters_seen || memcmp(bw, cs->last_bw, sizeof cs->last_bw))
         counter_event(t, core, cycle, "bandwidth GB/s", keys, vals, n);
-    if (!cs->counters_seen || memcmp(occ, cs->last_occ, sizeof cs->last_occ))
+    if (!cs->counters_seen || memcmp(occ, cs->last_occ, sizeof cs->last_occ)) {
+        const char *occ_names[NOCC];
+        for (int i = 0; i < NOCC; i++)
+            occ_names[i] = dv_mem_kind_name(occ_kinds[i]);
         counter_event(t, core, cycle, "in-flight bytes", occ_names, occ, NOCC);
+    }
     memcpy(cs->last_bw, bw, sizeof cs->last_bw);
     memcpy(cs->last_occ, occ, sizeof cs->last_occ);
     cs->counters_seen = true;

@@ -5,6 +5,7 @@
 #ifndef DV_TJSON_PRIV_H
 #define DV_TJSON_PRIV_H
 
+#include "dv_lanes.h"
 #include "dv_tcount.h"
 #include "dv_tjson.h"
 
@@ -13,8 +14,6 @@
 
 enum {
     BUF_BYTES = 1 << 20,
-    LANES = DV_PIPE_COUNT + 1, /* the pipes, then FLOWCTRL */
-    LANE_FLOWCTRL = DV_PIPE_COUNT,
     NFLAGS = DV_PIPE_COUNT * DV_PIPE_COUNT * DV_MAX_EVENT_IDS,
     NOCC = 5, /* buffers shown as occupancy counters (dv_tjson.c) */
 };
@@ -36,7 +35,7 @@ typedef struct pending_flow {
 
 typedef struct core_state {
     slot slots[DV_PIPE_COUNT];
-    bool last_written[LANES]; /* the lane's last slice made it into the window */
+    bool last_written[DV_LANES]; /* the lane's last slice made it into the window */
     pending_flow flags[NFLAGS];
     int scalar_set_flag; /* a set by the Scalar unit whose slice comes next, or -1 */
     uint64_t scalar_wait_flow;

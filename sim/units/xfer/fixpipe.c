@@ -13,7 +13,7 @@
  *   nz2nd=0: NZ output, fractal-column pitch dststride rows (>= m): (r, c)
  *     at dst + ((c/16)*dststride + r)*16*outsize + (c%16)*outsize.
  *   vdeq/vreq read an 8-byte entry per column c from the L1 table at q.
- *   out=gm needs the L0C->GM path (bw_l0c_gm), out=l1 the L0C->L1 one; a
+ *   out=gm needs the L0C->GM path (path.l0c_to_gm), out=l1 the L0C->L1 one; a
  *   chip without FixPipe faults.  GM needs no alignment, L1 cfg->align_l1.
  *   Bytes = m*n*outsize; cycles dv_xfer_cycles on the path (GM latency for
  *   out=gm).  m or n of 0 is a no-op.
