@@ -3,9 +3,8 @@
 #include "cli.h"
 #include "dv_asm.h"
 #include "dv_fp.h"
-#include "dv_metrics.h"
 #include "dv_operator.h"
-#include "dv_perf.h"
+#include "dv_sim_perf.h"
 #include "dv_stats.h"
 #include "run_report.h"
 #include "run_trace.h"
@@ -694,7 +693,7 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
 done:
     if (pc.perf) {
         dv_samples_close(pc.w, NULL);
-        dv_perf_close(pc.perf);
+        dv_sim_perf_close(sim, pc.perf);
     }
     if (opr)
         dv_opr_destroy(opr);

@@ -69,14 +69,14 @@ void op_exec(const op_spec *s, op_outcome *o)
     o->cube_pct = dv_stats_find(&l, "chip.cube.utilisation_avg_pct")->value;
     o->vector_pct = dv_stats_find(&l, "chip.vector.utilisation_avg_pct")->value;
     for (unsigned i = 0;; i++) {
-        const dv_core *c = dv_sim_core(dv_opr_sim(r), i);
-        if (!c)
+        dv_core_info c;
+        if (!dv_sim_core_info(dv_opr_sim(r), i, &c))
             break;
         for (int p = 0; p < DV_PATH_COUNT; p++)
-            o->path_bytes[p] += c->stats.path_bytes[p];
+            o->path_bytes[p] += c.stats->path_bytes[p];
         for (int p = 0; p < DV_PIPE_COUNT; p++)
-            o->insns += c->stats.pipe[p].insns;
-        o->macs += c->stats.cube_macs;
+            o->insns += c.stats->pipe[p].insns;
+        o->macs += c.stats->cube_macs;
     }
     o->checked = r->check.done;
     o->passed = r->check.done && r->check.compared && !r->check.mismatches;

@@ -2,7 +2,7 @@
 #include "run_report.h"
 
 #include "cli.h"
-#include "dv_metrics.h"
+#include "dv_sim_perf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,9 +71,9 @@ void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result
         printf("\n%-6s %7s %12s %7s %7s %7s %7s %12s\n", "core", "blocks", "active cyc", "cube%", "vec%",
                "mte2%", "mte3%", "GM bytes");
         for (unsigned i = 0; i < res->ncores; i++) {
-            const dv_core_stats *s = &dv_sim_core(sim, i)->stats;
-            uint64_t gm = s->path_bytes[DV_PATH_GM_L1] + s->path_bytes[DV_PATH_GM_UB] +
-                          s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM];
+            dv_core_info c;
+            dv_sim_core_info(sim, i, &c);
+            uint64_t gm = c.stats->buf_read[DV_MEM_GM] + c.stats->buf_write[DV_MEM_GM];
             printf("%-6u %7.0f %12.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %12" PRIu64 "\n", i,
                    run_stat(l, i, "blocks"), run_stat(l, i, "active_cycles"),
                    run_stat(l, i, "cube.utilisation_pct"), run_stat(l, i, "vector.utilisation_pct"),
@@ -100,9 +100,9 @@ void run_print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned g)
 {
     unsigned shown = res->ncores < 8 ? res->ncores : 8;
     dv_metric_row chip, core[8];
-    dv_metrics_compute(sim, res, g, UINT32_MAX, &chip);
+    dv_sim_metrics(sim, res, g, DV_METRIC_CHIP, &chip);
     for (unsigned c = 0; c < shown; c++)
-        dv_metrics_compute(sim, res, g, c, &core[c]);
+        dv_sim_metrics(sim, res, g, c, &core[c]);
     printf("\n%s%s\n%-28s %-6s %14s", dv_metric_group_name(g),
            res->ncores > shown ? " (chip and the first 8 cores)" : "", "metric", "unit", "chip");
     for (unsigned c = 0; c < shown; c++)
@@ -153,7 +153,7 @@ int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, u
         names[n++] = t;
     }
     dv_error err = {DV_OK, ""};
-    pc->perf = n ? dv_perf_open(sim, names, n, -1, &err) : NULL;
+    pc->perf = n ? dv_sim_perf_open(sim, names, n, -1, &err) : NULL;
     if (!pc->perf) {
         free(copy);
         return cli_usage_error("run", "--pmu: %s", n ? err.msg : "no events given");

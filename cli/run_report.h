@@ -3,8 +3,8 @@
 #ifndef DV_RUN_REPORT_H
 #define DV_RUN_REPORT_H
 
-#include "dv_perf.h"
 #include "dv_sim.h"
+#include "dv_sim_perf.h"
 #include "dv_stats.h"
 
 #include <stdbool.h>

@@ -110,7 +110,10 @@ int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const c
             return cli_fail(&err);
         }
         rt->path = o->path;
-        dv_sim_attach_trace(sim, dv_tjson_sink(rt->tj));
+        if (dv_sim_add_hooks(sim, dv_tjson_hooks(rt->tj), &err) != DV_OK) {
+            run_trace_end(rt, NULL, true);
+            return cli_fail(&err);
+        }
     }
     return 0;
 }

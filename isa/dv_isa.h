@@ -16,7 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { DV_INSN_BYTES = 8, DV_NUM_REGS = 32, DV_MAX_OPERANDS = 10 };
+enum {
+    DV_INSN_BYTES = 8,
+    DV_NUM_REGS = 32,
+    DV_MAX_OPERANDS = 10,
+    DV_MAX_EVENT_IDS = 16, /* flag ids per pipe pair: the 4-bit id field (a chip may have fewer) */
+};
 
 /* Opcode values (bits [7:0]). */
 typedef enum dv_opcode {

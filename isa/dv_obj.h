@@ -105,6 +105,9 @@ const dv_obj_kernel *dv_obj_find_kernel(const dv_obj *obj, const char *name);
 /* The line entry covering pc: the last entry at or before it (NULL before the
  * first entry or at/after the end of .text). */
 const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
+/* Where the instruction at pc comes from, "file.dvs:12", or "no source line"
+ * (pc outside .text, or no entry covers it).  Returns buf. */
+const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size);
 
 const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */
 const char *dv_arg_type_name(dv_arg_type t);       /* "ptr", "u64", "s64", "f32" */

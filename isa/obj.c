@@ -6,6 +6,7 @@
 #include "dv_obj.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +271,16 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc)
     if (i < obj->nlines && obj->lines[i].pc == pc)
         return &obj->lines[i];
     return i > 0 ? &obj->lines[i - 1] : NULL;
+}
+
+const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size)
+{
+    const dv_obj_line *ln = pc % DV_INSN_BYTES == 0 ? dv_obj_line_at(obj, pc) : NULL;
+    if (ln && ln->file < obj->nfiles)
+        snprintf(buf, size, "%s:%u", obj->files[ln->file], ln->line);
+    else
+        snprintf(buf, size, "no source line");
+    return buf;
 }
 
 const char *dv_core_type_name(dv_core_type t)

@@ -166,11 +166,11 @@ static void record_launch(dv_opr_run *r, const dv_run_result *res)
                          .ncores = res->ncores};
     snprintf(l->kernel, sizeof l->kernel, "%s", k ? k->name : "?");
     for (unsigned i = 0; i < res->ncores; i++) {
-        const dv_core *c = dv_sim_core(r->sim, i);
-        if (!c)
+        dv_core_info c;
+        if (!dv_sim_core_info(r->sim, i, &c))
             continue;
-        l->gm_read += c->stats.path_bytes[DV_PATH_GM_L1] + c->stats.path_bytes[DV_PATH_GM_UB];
-        l->gm_write += c->stats.path_bytes[DV_PATH_UB_GM] + c->stats.path_bytes[DV_PATH_L0C_GM];
+        l->gm_read += c.stats->buf_read[DV_MEM_GM];
+        l->gm_write += c.stats->buf_write[DV_MEM_GM];
     }
 }
 

@@ -4,6 +4,8 @@
 #ifndef DV_EVENTS_H
 #define DV_EVENTS_H
 
+#include "dv_isa.h"
+
 #include <stddef.h>
 
 typedef enum dv_event_id {
@@ -18,6 +20,8 @@ typedef struct dv_event_info {
     const char *name; /* "cube.macs_f16" */
     const char *unit;
     const char *doc;
+    int pipe; /* the dv_pipe a per-pipe event belongs to, else -1 */
+    int path; /* the dv_path a per-path event belongs to, else -1 */
 } dv_event_info;
 
 const dv_event_info *dv_event_info_of(dv_event_id id); /* NULL if out of range */

@@ -37,17 +37,18 @@ def stem_of(path):
     return stem[3:] if stem.startswith("dv_") else stem
 
 
+PRIVATE_SUFFIXES = ("_internal", "_priv", "_sdl")
+
+
 def module_of(path, c_stems):
     """The module a file belongs to: its folder and its stem without dv_.  A
-    header with no .c of its own joins the module whose stem is the longest
-    prefix of its name (asm_internal.h is part of asm.c's module)."""
+    module's private header (X_internal.h, X_priv.h, X_sdl.h, with X.c in
+    the same folder) is part of it."""
     d, stem = os.path.dirname(path), stem_of(path)
-    if not path.endswith(".c") and stem not in c_stems.get(d, ()):
-        parts = stem.split("_")
-        for n in range(len(parts) - 1, 0, -1):
-            if "_".join(parts[:n]) in c_stems.get(d, ()):
-                stem = "_".join(parts[:n])
-                break
+    if not path.endswith(".c"):
+        for suffix in PRIVATE_SUFFIXES:
+            if stem.endswith(suffix) and stem[: -len(suffix)] in c_stems.get(d, ()):
+                return d + "/" + stem[: -len(suffix)]
     return d + "/" + stem
 
 

@@ -21,6 +21,7 @@ struct dv_viz {
     bool sdl_video;
     viz_canvas canvas;
     viz_model model;
+    dv_sim_hooks pacer; /* its pace() between slices */
     viz_view view;
     char title[256];
     dv_sim *sim;
@@ -402,7 +403,6 @@ static uint64_t pace(void *user, dv_sim *sim)
 
 dv_status dv_viz_attach(dv_viz *v, dv_sim *sim, const char *title, dv_error *err)
 {
-    (void)err;
     v->sim = sim;
     snprintf(v->title, sizeof v->title, "%s", title ? title : "");
     v->view.title = v->title;
@@ -411,8 +411,12 @@ dv_status dv_viz_attach(dv_viz *v, dv_sim *sim, const char *title, dv_error *err
         snprintf(wt, sizeof wt, "dvsim viz - %s", v->title);
         SDL_SetWindowTitle(v->win, wt);
     }
-    dv_sim_attach_trace(sim, &v->model.sink);
-    dv_sim_set_pacer(sim, pace, v);
+    v->pacer = (dv_sim_hooks){.user = v, .pace = pace};
+    dv_status st = dv_sim_add_hooks(sim, &v->model.hooks, err);
+    if (st == DV_OK)
+        st = dv_sim_add_hooks(sim, &v->pacer, err);
+    if (st != DV_OK)
+        return st;
     v->frame_t0 = now_ms();
     return DV_OK;
 }

@@ -179,21 +179,14 @@ bool viz_cycle_at(const viz_canvas *c, int w, int h, const viz_view *v, int x, i
 
 /* ---- which lanes and buffers a core has ---- */
 
-static bool has_lane(const viz_model *m, const dv_core *dc, int lane)
+static bool has_lane(const dv_core_info *dc, int lane)
 {
-    if (lane == DV_PIPE_S || lane == DV_LANE_FLOWCTRL)
-        return true;
-    switch ((dv_core_kind)dc->core_type) {
-    case DV_KIND_AIC:
-        return lane == DV_PIPE_M || lane == DV_PIPE_MTE1 || lane == DV_PIPE_MTE2 || lane == DV_PIPE_FIX;
-    case DV_KIND_AIV: return lane == DV_PIPE_V || lane == DV_PIPE_MTE2 || lane == DV_PIPE_MTE3;
-    default: return lane != DV_PIPE_FIX || dv_path_bw(m->cfg, DV_PATH_L0C_GM) > 0;
-    }
+    return lane == DV_LANE_FLOWCTRL || dc->has_pipe[lane];
 }
 
-static void core_label(const dv_core *dc, unsigned i, char *buf, size_t size)
+static void core_label(const dv_core_info *dc, unsigned i, char *buf, size_t size)
 {
-    switch ((dv_core_kind)dc->core_type) {
+    switch (dc->kind) {
     case DV_KIND_AIC: snprintf(buf, size, "AIC%u", dc->group); break;
     case DV_KIND_AIV:
         snprintf(buf, size, "AIV%llu", (unsigned long long)(dc->group * dc->sub_dim + dc->sub_idx));
@@ -284,25 +277,25 @@ static void draw_lane(viz_canvas *c, const layout *l, const viz_view *v, const v
 }
 
 /* What is still going on at `now` and not yet a slice: waits and stalls. */
-static void draw_open(viz_canvas *c, const layout *l, const viz_view *v, const dv_core *dc, uint64_t t0,
+static void draw_open(viz_canvas *c, const layout *l, const viz_view *v, const dv_core_info *dc, uint64_t t0,
                       uint64_t now)
 {
     int hgt = l->lane_h - 4 * l->k;
     for (int p = DV_PIPE_V; p < DV_PIPE_COUNT; p++) {
-        const dv_pipe_state *ps = &dc->pipes[p];
-        if (ps->waiting && ps->wait_since < now && ps->wait_since < t0 + v->span) {
-            int x0 = x_of(l, v, t0, ps->wait_since), x1 = x_of(l, v, t0, now);
+        uint64_t ws = dc->pipe_wait_since[p];
+        if (dc->pipe_waiting[p] && ws < now && ws < t0 + v->span) {
+            int x0 = x_of(l, v, t0, ws), x1 = x_of(l, v, t0, now);
             viz_fill(c, x0, l->tl_y + p * l->lane_h + 2 * l->k, x1 > x0 ? x1 - x0 : 1, hgt, C_WAIT);
         }
     }
-    uint64_t since = 0;
+    uint64_t since = dc->scalar_held_since;
     uint32_t col = 0;
-    if (dc->stalled_on >= 0)
-        since = dc->stall_since, col = C_STALL_FULL;
-    else if (dc->scalar_flag_wait >= 0)
-        since = dc->scalar_wait_since, col = C_WAIT;
-    else if (dc->barrier_wait)
-        since = dc->scalar_wait_since, col = C_STALL_BARRIER;
+    if (dc->scalar_held == DV_TRACE_STALL_QUEUE_FULL)
+        col = C_STALL_FULL;
+    else if (dc->scalar_held == DV_TRACE_STALL_FLAG)
+        col = C_WAIT;
+    else if (dc->scalar_held == DV_TRACE_STALL_BARRIER)
+        col = C_STALL_BARRIER;
     if (col && since < now && dc->stop == DV_STOP_NONE) {
         int x0 = x_of(l, v, t0, since), x1 = x_of(l, v, t0, now);
         viz_fill(c, x0, l->tl_y + DV_LANE_FLOWCTRL * l->lane_h + 2 * l->k, x1 > x0 ? x1 - x0 : 1, hgt, col);
@@ -334,14 +327,16 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
     if (!m->ncores)
         return;
     const viz_core *vc = &m->cores[v->core];
-    const dv_core *dc = dv_sim_core(m->sim, v->core);
+    dv_core_info dci;
+    dv_sim_core_info(m->sim, v->core, &dci);
+    const dv_core_info *dc = &dci;
     uint64_t t0 = view_t0(v);
     draw_axis(c, l, v, t0);
     for (int lane = 0; lane < DV_LANES; lane++) {
         int y = l->tl_y + lane * l->lane_h;
         if (lane)
             viz_fill(c, l->tl_x, y, l->label_w + l->plot_w, 1, C_GRID);
-        bool present = has_lane(m, dc, lane);
+        bool present = has_lane(dc, lane);
         viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x, dv_lane_name((unsigned)lane),
                  present ? C_TEXT : C_GRID);
         draw_lane(c, l, v, &vc->lanes[lane], lane, t0, v->now);
@@ -428,14 +423,16 @@ static void draw_overview(viz_canvas *c, const layout *l, const viz_model *m, co
             continue;
         if (i == v->core)
             viz_fill(c, x, y, g.col_w, g.row_h, C_SELECT);
-        const dv_core *dc = dv_sim_core(m->sim, i);
+        dv_core_info dci;
+    dv_sim_core_info(m->sim, i, &dci);
+    const dv_core_info *dc = &dci;
         char lab[16];
         core_label(dc, i, lab, sizeof lab);
         viz_text(c, x + 2 * l->k, y + (g.row_h - l->lh) / 2 + l->k, x + g.label_w, lab,
                  i == v->core ? C_TEXT : C_DIM);
         for (int p = 0; p < DV_PIPE_COUNT; p++) {
             int cx = x + g.label_w + p * g.cell_w;
-            if (!has_lane(m, dc, p)) {
+            if (!has_lane(dc, p)) {
                 viz_fill(c, cx + 1, y + g.row_h / 2, g.cell_w - 2, 1, C_GRID);
                 continue;
             }
@@ -471,13 +468,15 @@ static void draw_buffers(viz_canvas *c, const layout *l, const viz_model *m, con
     if (!m->ncores)
         return;
     const viz_core *vc = &m->cores[v->core];
-    const dv_core *dc = dv_sim_core(m->sim, v->core);
+    dv_core_info dci;
+    dv_sim_core_info(m->sim, v->core, &dci);
+    const dv_core_info *dc = &dci;
     const viz_sample *s = viz_hist_at(vc, 0);
     int row_h = l->lh + 6 * l->k, y = l->occ_y + l->lh + 6 * l->k;
     int lab_w = 4 * 6 * l->k, txt_w = 15 * 6 * l->k;
     int bar_x = l->side_x + 4 * l->k + lab_w, bar_w = l->side_w - 8 * l->k - lab_w - txt_w;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++, y += row_h) {
-        uint64_t cap = dc->mem[kinds[i]].size;
+        uint64_t cap = dc->buffer_bytes[kinds[i]];
         viz_text(c, l->side_x + 4 * l->k, y + 2 * l->k, bar_x, dv_mem_kind_name(kinds[i]),
                  cap ? C_TEXT : C_GRID);
         viz_fill(c, bar_x, y, bar_w, row_h - 4 * l->k, C_GRID);
@@ -533,16 +532,18 @@ static void draw_graphs(viz_canvas *c, const layout *l, const viz_model *m, cons
     if (!m->ncores || l->gr_h < 4 * l->lh)
         return;
     const viz_core *vc = &m->cores[v->core];
-    const dv_core *dc = dv_sim_core(m->sim, v->core);
+    dv_core_info dci;
+    dv_sim_core_info(m->sim, v->core, &dci);
+    const dv_core_info *dc = &dci;
     const viz_sample *s = viz_hist_at(vc, 0);
     int gap = 6 * l->k, row_h = (l->gr_h - gap) / 2, total = l->w - 2 * 8 * l->k;
     /* row 1: busy % per pipe the core has */
     int np = 0;
     for (int p = 0; p < DV_PIPE_COUNT; p++)
-        np += has_lane(m, dc, p);
+        np += has_lane(dc, p);
     int gw = (total - (np - 1) * gap) / (np ? np : 1), x = 8 * l->k;
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
-        if (!has_lane(m, dc, p))
+        if (!has_lane(dc, p))
             continue;
         char title[32], val[16];
         snprintf(title, sizeof title, "%s busy %%", dv_lane_name((unsigned)p));
@@ -629,12 +630,14 @@ static void draw_source(viz_canvas *c, const layout *l, const viz_model *m, viz_
         viz_text(c, x, y, l->w, none, C_DIM);
         return;
     }
-    const dv_core *dc = dv_sim_core(m->sim, v->core);
+    dv_core_info dci;
+    dv_sim_core_info(m->sim, v->core, &dci);
+    const dv_core_info *dc = &dci;
     char text[200] = "", line[640];
     if (s->kind == VIZ_K_STALL) {
         static const char *const why[] = {"queue full", "wait_flag (dst=s)", "pipe_barrier all"};
         snprintf(text, sizeof text, "Scalar unit held: %s", why[s->op < 3 ? s->op : 2]);
-    } else if (dc->obj && s->pc / DV_INSN_BYTES < dc->ninsns) {
+    } else if (dc->obj && s->pc / DV_INSN_BYTES < dc->obj->text_size / DV_INSN_BYTES) {
         uint64_t word = 0;
         for (int b = 0; b < 8; b++)
             word |= (uint64_t)dc->obj->text[s->pc + (uint64_t)b] << (8 * b);

@@ -11,7 +11,7 @@
 #include "dv_lanes.h"
 #include "dv_sim.h"
 #include "dv_tcount.h"
-#include "dv_trace.h"
+#include "dv_hooks.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,11 +76,11 @@ typedef struct viz_model {
     viz_core *cores;
     dv_tcount *counters;
     uint64_t period; /* cycles per counter window */
-    dv_trace_sink sink;
+    dv_sim_hooks hooks; /* the events it gathers */
     bool failed; /* out of memory at launch */
 } viz_model;
 
-/* Sets the model up (the sink goes to dv_sim_attach_trace); period: cycles
+/* Sets the model up (its hooks go to dv_sim_add_hooks); period: cycles
  * per counter window. */
 void viz_model_init(viz_model *m, uint64_t period);
 void viz_model_free(viz_model *m);

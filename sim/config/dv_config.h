@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { DV_CHIP_NAME_MAX = 64, DV_CONFIG_MAX_EVENT_IDS = 16 /* the ISA's 4-bit id field */ };
+enum { DV_CHIP_NAME_MAX = 64 };
 
 /* The built-in chips (isa/chips.def), in the order of chip_config.def's columns. */
 typedef enum dv_chip_id {

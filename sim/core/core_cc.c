@@ -10,7 +10,9 @@
  * cc_wait_flag blocks its pipe until its own counter reaches what one wait
  * consumes, then subtracts it.  A counter may not exceed
  * sync.cross_core_max; ids run below sync.cross_core_ids. */
-#include "core_internal.h"
+#include "core_cc.h"
+
+#include "core_base.h"
 
 #include <stdio.h>
 

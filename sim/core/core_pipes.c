@@ -1,38 +1,15 @@
 /* core_pipes.c - the pipe queues: dispatch, in-order issue, flags, barriers,
- * completion, and where each instruction class is executed. */
-#include "core_internal.h"
+ * completion and the end of a block. */
+#include "core_pipes.h"
+
+#include "core_account.h"
+#include "core_base.h"
+#include "core_cc.h"
+#include "core_gm.h"
+#include "core_trace.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* ---- where an instruction goes ---- */
-
-static uint64_t unit_cycles(dv_core *c, const dv_op *op, bool b2b, dv_op_stats *st)
-{
-    const dv_insn_info *info = dv_isa_info(op->insn.op);
-    switch (info->tclass) {
-    case DV_TC_DMA: return dv_mte_cycles(&c->ctx, op, b2b, st);
-    case DV_TC_CUBE: return dv_cube_cycles(&c->ctx, op, b2b, st);
-    case DV_TC_FIX: return dv_fixp_cycles(&c->ctx, op, b2b, st);
-    case DV_TC_SYNC:
-        if (op->insn.op == DV_OP_SET_FMATRIX)
-            return dv_mte_cycles(&c->ctx, op, b2b, st);
-        return 1;
-    default: return dv_vector_cycles(&c->ctx, op, b2b, st);
-    }
-}
-
-static bool unit_exec(dv_core *c, const dv_op *op)
-{
-    const dv_insn_info *info = dv_isa_info(op->insn.op);
-    switch (info->tclass) {
-    case DV_TC_DMA: return dv_mte_exec(&c->ctx, op);
-    case DV_TC_CUBE: return dv_cube_exec(&c->ctx, op);
-    case DV_TC_FIX: return dv_fixp_exec(&c->ctx, op);
-    case DV_TC_SYNC: return op->insn.op == DV_OP_SET_FMATRIX ? dv_mte_exec(&c->ctx, op) : true;
-    default: return dv_vector_exec(&c->ctx, op);
-    }
-}
 
 /* ---- flags ---- */
 
@@ -82,7 +59,7 @@ static void pop(dv_core *c, dv_pipe_state *p)
     p->head = (p->head + 1) % p->depth;
     p->count--;
     if (c->stalled_on == (int)p->id) {
-        if (c->trace)
+        if (c->hooks)
             core_trace_stall(c, DV_TRACE_STALL_QUEUE_FULL, p->id, 0, c->stall_since);
         c->stats.pipe[p->id].full_cycles += c->q->now - c->stall_since;
         c->stalled_on = -1;
@@ -100,7 +77,7 @@ static void complete(dv_core *c, dv_pipe_state *p)
         return; /* a barrier breaks back-to-back issue */
     p->last_end = c->q->now;
     p->has_run = true;
-    if (!unit_exec(c, &p->cur)) {
+    if (!dv_unit_exec(&c->ctx, &p->cur)) {
         char what[300];
         if (c->ctx.fault.kind != DV_FAULT_NONE)
             dv_access_fault_describe(&c->ctx.fault, what, sizeof what);
@@ -150,7 +127,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
                 p->waiting = false;
             }
             c->stats.pipe[p->id].insns++;
-            if (c->trace) {
+            if (c->hooks) {
                 core_trace_insn(c, p->id, in, op, op->pc, since, c->q->now);
                 dv_trace_flag_kind k = in->op == DV_OP_WAIT_FLAG ? DV_TRACE_FLAG_WAIT : DV_TRACE_CC_WAIT;
                 core_trace_flag(c, k, p->id, in, op->pc);
@@ -166,7 +143,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
             if (c->stop != DV_STOP_NONE)
                 return;
             c->stats.pipe[p->id].insns++;
-            if (c->trace) {
+            if (c->hooks) {
                 core_trace_insn(c, p->id, in, op, op->pc, c->q->now, c->q->now);
                 dv_trace_flag_kind k = in->op == DV_OP_SET_FLAG ? DV_TRACE_FLAG_SET : DV_TRACE_CC_SET;
                 core_trace_flag(c, k, p->id, in, op->pc);
@@ -180,18 +157,18 @@ void core_pipe_event(dv_event *ev, void *ctx)
         if (in->op == DV_OP_PIPE_BARRIER)
             cycles = c->cfg->barrier_cycles;
         else
-            cycles =
-                core_gm_access(c, op, &st, unit_cycles(c, op, p->has_run && p->last_end == c->q->now, &st));
-        uint64_t before[4];
-        if (c->trace)
-            core_trace_buffers(c, before);
+            cycles = core_gm_access(c, op, &st,
+                                    dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));
+        core_buf_snap before;
+        if (c->hooks)
+            core_trace_buffers(c, &before);
         core_account(c, op, &st, cycles);
         p->cur = *op;
         p->busy = true;
         p->busy_since = c->q->now;
         c->stats.pipe[p->id].insns++;
-        if (c->trace)
-            core_trace_unit(c, p->id, op, &st, cycles, before);
+        if (c->hooks)
+            core_trace_unit(c, p->id, op, &st, cycles, &before);
         pop(c, p);
         core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
         return;
@@ -199,4 +176,23 @@ void core_pipe_event(dv_event *ev, void *ctx)
     /* drained: the Scalar unit may be waiting for that */
     if (c->barrier_wait || c->ended)
         core_check_drained(c);
+}
+
+void core_check_drained(dv_core *c)
+{
+    if (c->stop != DV_STOP_NONE || !core_pipes_idle(c))
+        return;
+    if (c->barrier_wait) {
+        core_wake_scalar(c);
+        return;
+    }
+    if (c->ended) {
+        c->stop = DV_STOP_DONE;
+        core_stop_changed(c);
+        c->end_cycle = c->q->now;
+        c->active_cycles += c->q->now - c->block_start;
+        c->blocks_run++;
+        if (c->on_done)
+            c->on_done(c, c->on_done_user);
+    }
 }

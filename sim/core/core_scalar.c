@@ -1,6 +1,11 @@
 /* core_scalar.c - the Scalar unit: fetch, scalar instructions, CSRs, and
  * dispatch of everything else into the pipe queues. */
-#include "core_internal.h"
+#include "core_scalar.h"
+
+#include "core_base.h"
+#include "core_cc.h"
+#include "core_pipes.h"
+#include "core_trace.h"
 
 #include <string.h>
 
@@ -177,7 +182,7 @@ static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
         break;
     case DV_OP_CSRR: {
         unsigned csr = (unsigned)in->f[DV_F_CSR];
-        if (!csr_read(c, csr, &r) && !core_pmu_read(c, csr, &r)) {
+        if (!csr_read(c, csr, &r) && !dv_pmu_read(&c->pmu, csr, &r)) {
             core_fault(c, DV_PIPE_S, c->pc, "csrr: CSR 0x%03x does not exist", csr);
             return 0;
         }
@@ -187,7 +192,7 @@ static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
         unsigned csr = (unsigned)in->f[DV_F_CSR];
         const dv_csr_info *ci = dv_csr_by_number(csr);
         char why[160] = "not writable";
-        if (!ci || !ci->writable || !core_pmu_write(c, csr, x[in->f[DV_F_R1]], why, sizeof why)) {
+        if (!ci || !ci->writable || !dv_pmu_write(&c->pmu, csr, x[in->f[DV_F_R1]], why, sizeof why)) {
             core_fault(c, DV_PIPE_S, c->pc, "csrw: %s: %s", ci ? ci->name : "CSR",
                        ci ? why : "does not exist");
             return 0;
@@ -233,7 +238,7 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
     if (pipe == DV_PIPE_S) {
         if (in->op == DV_OP_SET_FLAG) { /* the scalar work before it is done */
             core_set_flag(c, in);
-            if (c->trace)
+            if (c->hooks)
                 core_trace_flag(c, DV_TRACE_FLAG_SET, DV_PIPE_S, in, c->pc);
         } else if (in->op == DV_OP_WAIT_FLAG) {
             uint8_t *f = &c->flags[in->f[DV_F_SRC]][DV_PIPE_S][in->f[DV_F_ID]];
@@ -244,7 +249,7 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
                 return false; /* retried when the flag is set */
             }
             *f = 0;
-            if (c->trace) {
+            if (c->hooks) {
                 if (c->scalar_flag_wait >= 0)
                     core_trace_stall(c, DV_TRACE_STALL_FLAG, (dv_pipe)in->f[DV_F_SRC],
                                      (unsigned)in->f[DV_F_ID], c->scalar_wait_since);
@@ -263,7 +268,7 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
             c->barrier_wait = true;
             return false;
         }
-        if (c->barrier_wait && c->trace)
+        if (c->barrier_wait && c->hooks)
             core_trace_stall(c, DV_TRACE_STALL_BARRIER, DV_PIPE_ALL, 0, c->scalar_wait_since);
         if (c->barrier_wait)
             c->stats.pipe[DV_PIPE_S].wait_cycles += c->q->now - c->scalar_wait_since;
@@ -334,7 +339,7 @@ void core_scalar_event(dv_event *ev, void *ctx)
         }
         c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
         c->stats.pipe[DV_PIPE_S].insns++;
-        if (c->trace)
+        if (c->hooks)
             core_trace_insn(c, DV_PIPE_S, in, NULL, c->pc, c->q->now, c->q->now + lat);
         c->instret++;
         c->pc = next;

@@ -1,17 +1,30 @@
-/* sim.c - a launch of a kernel's blocks over the chip's cores. */
-#include "dv_perf.h"
+/* sim.c - a launch of a kernel's blocks over the chip's cores, and the
+ * observers (dv_hooks.h) that watch it. */
 #include "dv_sim.h"
+#include "dv_sim_perf.h"
+
+#include "core_events.h"
+#include "dv_core.h"
+#include "sim_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An observer's clock (dv_sim_hooks.period / tick). */
+typedef struct hook_clock {
+    dv_event ev;
+    struct dv_sim *sim;
+    unsigned hook;
+    uint64_t period;
+} hook_clock;
 
 struct dv_sim {
     dv_chip_config cfg;
     bool data;
     dv_evq q;
     dv_gm *gm;
-    dv_gm_system gmsys; /* the chip's L2 and HBM */
+    dv_gmsys gmsys; /* the chip's L2 and HBM */
     const dv_obj *obj;
     const dv_obj_kernel *kernel;
     uint64_t args[DV_MAX_KERNEL_ARGS];
@@ -22,8 +35,6 @@ struct dv_sim {
     unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
     dv_cc_net cc;
     dv_core **core_ptrs;
-    struct dv_perf *perf;
-    dv_event sampler; /* the host counters' sampling clock */
     bool ran;
     dv_status start_err;
     /* incremental runs (dv_sim_start / advance / finish) */
@@ -33,10 +44,129 @@ struct dv_sim {
     const volatile sig_atomic_t *interrupt_flag;
     bool interrupt;   /* dv_sim_interrupt */
     uint64_t horizon; /* the end of the last slice dv_sim_advance went through */
-    const dv_trace_sink *trace;
-    dv_sim_pace_fn pace; /* dv_sim_set_pacer */
-    void *pace_user;
+    /* observers */
+    const dv_sim_hooks *hooks[DV_SIM_MAX_HOOKS];
+    unsigned nhooks;
+    hook_clock clocks[DV_SIM_MAX_HOOKS];
+    dv_sim_hooks fanout;             /* the cores' events to several observers */
+    const dv_sim_hooks *core_hooks;  /* what the cores call: NULL, one observer or fanout */
+    dv_sim_hooks owned[DV_SIM_MAX_HOOKS]; /* sim_hooks_slot */
+    unsigned nowned;
+    dv_counter_source counters;      /* dv_sim_counters */
 };
+
+/* ---- the cores' events to several observers ---- */
+
+static void fan_block(void *user, unsigned core, uint64_t block_idx, uint64_t cycle)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->block)
+            s->hooks[i]->block(s->hooks[i]->user, core, block_idx, cycle);
+}
+
+static void fan_insn(void *user, const dv_trace_insn *ev)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->insn)
+            s->hooks[i]->insn(s->hooks[i]->user, ev);
+}
+
+static void fan_flag(void *user, const dv_trace_flag *ev)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->flag)
+            s->hooks[i]->flag(s->hooks[i]->user, ev);
+}
+
+static void fan_stall(void *user, const dv_trace_stall *ev)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->stall)
+            s->hooks[i]->stall(s->hooks[i]->user, ev);
+}
+
+static bool watches_cores(const dv_sim_hooks *h)
+{
+    return h->block || h->insn || h->flag || h->stall;
+}
+
+/* The cores call one observer directly, several through the fan-out. */
+static void choose_core_hooks(dv_sim *s)
+{
+    unsigned n = 0;
+    s->core_hooks = NULL;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (watches_cores(s->hooks[i])) {
+            s->core_hooks = s->hooks[i];
+            n++;
+        }
+    if (n > 1) {
+        s->fanout = (dv_sim_hooks){.user = s, .block = fan_block, .insn = fan_insn, .flag = fan_flag,
+                                   .stall = fan_stall};
+        s->core_hooks = &s->fanout;
+    }
+}
+
+dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err)
+{
+    if (s->ran)
+        return dv_error_set(err, DV_ERR_USAGE, "observers are added before the run starts");
+    if (s->nhooks == DV_SIM_MAX_HOOKS)
+        return dv_error_set(err, DV_ERR_USAGE, "at most %d observers of one run", DV_SIM_MAX_HOOKS);
+    for (unsigned i = 0; h->pace && i < s->nhooks; i++)
+        if (s->hooks[i]->pace)
+            return dv_error_set(err, DV_ERR_USAGE, "only one observer may pace a run");
+    s->hooks[s->nhooks++] = h;
+    return DV_OK;
+}
+
+void dv_sim_remove_hooks(dv_sim *s, const void *user)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->user != user)
+            s->hooks[n++] = s->hooks[i];
+    s->nhooks = n;
+}
+
+dv_sim_hooks *sim_hooks_slot(dv_sim *s)
+{
+    return s->nowned < DV_SIM_MAX_HOOKS ? &s->owned[s->nowned++] : NULL;
+}
+
+/* ---- the counter source (dv_counters.h) over the launch's cores ---- */
+
+static unsigned src_ncores(void *user)
+{
+    return ((const dv_sim *)user)->ninit;
+}
+
+static uint64_t src_read(void *user, unsigned core, dv_event_id e)
+{
+    const dv_sim *s = user;
+    return core < s->ninit ? core_event_value(&s->cores[core], e) : 0;
+}
+
+static uint64_t src_now(void *user)
+{
+    return ((const dv_sim *)user)->q.now;
+}
+
+const dv_counter_source *dv_sim_counters(const dv_sim *s)
+{
+    return &s->counters;
+}
+
+const char *dv_stop_name(dv_stop s)
+{
+    static const char *const names[] = {"running",  "done",        "guest fault",
+                                        "deadlock", "cycle limit", "interrupted"};
+    return (unsigned)s <= DV_STOP_INTERRUPTED ? names[s] : "?";
+}
 
 dv_sim *dv_sim_create(const dv_chip_config *cfg, bool data, dv_error *err)
 {
@@ -58,14 +188,13 @@ dv_sim *dv_sim_create(const dv_chip_config *cfg, bool data, dv_error *err)
         dv_error_set(err, DV_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (cfg->l2_bytes) {
-        s->gmsys.l2 = dv_l2_create(cfg->l2_bytes, cfg->l2_line_bytes, (unsigned)cfg->l2_ways, err);
-        if (!s->gmsys.l2) {
-            dv_gm_destroy(s->gm);
-            free(s);
-            return NULL;
-        }
+    if (dv_gmsys_init(&s->gmsys, cfg->l2_bytes, cfg->l2_line_bytes, (unsigned)cfg->l2_ways,
+                      cfg->hbm_bytes_per_cycle, cfg->l2_bw_ratio, err) != DV_OK) {
+        dv_gm_destroy(s->gm);
+        free(s);
+        return NULL;
     }
+    s->counters = (dv_counter_source){s, src_ncores, src_read, src_now};
     return s;
 }
 
@@ -77,12 +206,11 @@ void dv_sim_destroy(dv_sim *s)
         dv_core_destroy(&s->cores[i]);
     free(s->cores);
     free(s->core_ptrs);
-    free(s->gmsys.owners);
     free(s->cc.count);
     free(s->cc.need);
     dv_evq_destroy(&s->q);
     dv_gm_destroy(s->gm);
-    dv_l2_destroy(s->gmsys.l2);
+    dv_gmsys_free(&s->gmsys);
     free(s);
 }
 
@@ -96,9 +224,12 @@ dv_gm *dv_sim_gm(dv_sim *s)
     return s->gm;
 }
 
-const dv_core *dv_sim_core(const dv_sim *s, unsigned i)
+bool dv_sim_core_info(const dv_sim *s, unsigned i, dv_core_info *out)
 {
-    return i < s->ninit ? &s->cores[i] : NULL;
+    if (i >= s->ninit)
+        return false;
+    dv_core_info_of(&s->cores[i], out);
+    return true;
 }
 
 const dv_obj_kernel *dv_sim_kernel(const dv_sim *s)
@@ -132,18 +263,44 @@ dv_status dv_sim_load(dv_sim *s, const dv_obj *obj, const char *kernel, dv_error
     return DV_OK;
 }
 
-void dv_sim_attach_perf(dv_sim *s, struct dv_perf *p)
+/* An observer's clock: tick, then come back a period later. */
+static void on_clock(dv_event *ev, void *ctx)
 {
-    s->perf = p;
+    (void)ctx;
+    hook_clock *k = (hook_clock *)((char *)ev - offsetof(hook_clock, ev));
+    dv_sim *s = k->sim;
+    const dv_sim_hooks *h = s->hooks[k->hook];
+    h->tick(h->user, s->q.now);
+    dv_error err;
+    dv_evq_schedule(&s->q, &k->ev, s->q.now + k->period, DV_PRIO_SAMPLE, &err);
 }
 
-static void on_sample_tick(dv_event *ev, void *ctx)
+/* Events in the queue that are observers' clocks (they alone do not keep a
+ * run alive). */
+static size_t clocks_queued(const dv_sim *s)
 {
-    dv_sim *s = ctx;
-    (void)ev;
-    dv_perf_take_samples(s->perf, s->q.now);
-    dv_error err;
-    dv_evq_schedule(&s->q, &s->sampler, s->q.now + dv_perf_period(s->perf), DV_PRIO_SAMPLE, &err);
+    size_t n = 0;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        n += dv_event_queued(&s->clocks[i].ev);
+    return n;
+}
+
+static dv_status start_clocks(dv_sim *s, dv_error *err)
+{
+    for (unsigned i = 0; i < s->nhooks; i++) {
+        const dv_sim_hooks *h = s->hooks[i];
+        hook_clock *k = &s->clocks[i];
+        dv_event_init(&k->ev, on_clock);
+        k->sim = s;
+        k->hook = i;
+        k->period = h->period && h->tick ? h->period(h->user) : 0;
+        if (k->period) {
+            dv_status st = dv_evq_schedule(&s->q, &k->ev, k->period, DV_PRIO_SAMPLE, err);
+            if (st != DV_OK)
+                return st;
+        }
+    }
+    return DV_OK;
 }
 
 dv_status dv_sim_set_arg(dv_sim *s, unsigned index, uint64_t value, dv_error *err)
@@ -234,6 +391,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         return dv_error_set(err, DV_ERR_USAGE, "this simulation has already run");
     s->ran = true;
     s->max_cycles = max_cycles;
+    choose_core_hooks(s);
     unsigned groups;
     plan(s, &groups, &s->group_size);
     s->ncores = groups * s->group_size;
@@ -241,11 +399,8 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     s->core_ptrs = calloc(s->ncores, sizeof *s->core_ptrs);
     if (!s->cores || !s->core_ptrs)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    if (s->ncores > 1) {
-        s->gmsys.owners = calloc(DV_GM_OWNER_SLOTS, sizeof *s->gmsys.owners);
-        if (!s->gmsys.owners)
-            return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    }
+    if (s->ncores > 1 && dv_gmsys_track_owners(&s->gmsys, err) != DV_OK)
+        return DV_ERR_NOMEM;
     if (s->cfg.split) {
         s->cc.cores = s->core_ptrs;
         s->cc.ncores = s->ncores;
@@ -260,7 +415,8 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         unsigned group;
         uint64_t sub;
         place(s, i, &kind, &group, &sub);
-        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, s->obj, s->kernel, kind, s->data, err);
+        dv_status st =
+            dv_core_init(c, &s->cfg, &s->q, s->gm, &s->gmsys, s->obj, s->kernel, kind, s->data, err);
         s->ninit = i + 1;
         if (st != DV_OK)
             return st;
@@ -270,31 +426,24 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         c->sub_dim = kind == DV_KIND_AIV ? s->cfg.aiv_per_aic : 1;
         c->net_index = i;
         c->cc = s->cfg.split ? &s->cc : NULL;
-        c->gmsys = &s->gmsys;
         c->on_done = on_block_done;
         c->on_done_user = s;
         c->stop_seq = &s->stop_seq;
-        c->trace = s->trace;
+        c->hooks = s->core_hooks;
+        dv_pmu_init(&c->pmu, &s->counters, i);
         s->core_ptrs[i] = c;
     }
-    if (s->trace && s->trace->launch)
-        s->trace->launch(s->trace->user, s);
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->launch)
+            s->hooks[i]->launch(s->hooks[i]->user, s);
     for (unsigned g = 0; g < groups; g++) {
         dv_status st = start_group(s, g, s->next_block++, 0, err);
         if (st != DV_OK)
             return st;
     }
-    if (s->perf) {
-        dv_status st = dv_perf_run_started(s->perf, err);
-        if (st != DV_OK)
-            return st;
-        if (dv_perf_period(s->perf)) {
-            dv_event_init(&s->sampler, on_sample_tick);
-            st = dv_evq_schedule(&s->q, &s->sampler, dv_perf_period(s->perf), DV_PRIO_SAMPLE, err);
-            if (st != DV_OK)
-                return st;
-        }
-    }
+    dv_status st = start_clocks(s, err);
+    if (st != DV_OK)
+        return st;
     s->running = true;
     return DV_OK;
 }
@@ -351,8 +500,8 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
         if (s->start_err)
             break;
         uint64_t next = dv_evq_next_cycle(&s->q);
-        /* the sampling clock alone does not keep a run alive */
-        if (s->q.count == (size_t)dv_event_queued(&s->sampler))
+        /* the observers' clocks alone do not keep a run alive */
+        if (s->q.count == clocks_queued(s))
             next = UINT64_MAX;
         if (next == UINT64_MAX) {
             for (unsigned i = 0; i < s->ncores; i++) {
@@ -399,7 +548,8 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
     if (s->start_err)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
     dv_core *stopped = s->stopped;
-    dv_evq_cancel(&s->q, &s->sampler);
+    for (unsigned i = 0; i < s->nhooks; i++)
+        dv_evq_cancel(&s->q, &s->clocks[i].ev);
     memset(res, 0, sizeof *res);
     for (unsigned i = 0; i < s->ncores; i++) {
         dv_core *c = &s->cores[i];
@@ -413,11 +563,9 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
             res->cycles = c->end_cycle;
     }
     res->stop = stopped ? stopped->stop : DV_STOP_DONE;
-    /* A sample point that coincides with the end comes after the cores'
-     * last events at that cycle: take it now. */
-    if (s->perf && dv_perf_period(s->perf) && res->stop == DV_STOP_DONE && res->cycles &&
-        res->cycles % dv_perf_period(s->perf) == 0)
-        dv_perf_take_samples(s->perf, res->cycles);
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->end)
+            s->hooks[i]->end(s->hooks[i]->user, res->cycles, res->stop == DV_STOP_DONE);
     res->message = stopped ? stopped->stop_msg : "";
     res->stats = &s->cores[0].stats;
     res->ncores = s->ncores;
@@ -431,20 +579,18 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
     dv_status st = dv_sim_start(s, max_cycles, err);
     if (st != DV_OK)
         return st;
-    if (!s->pace) {
+    const dv_sim_hooks *pacer = NULL;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i]->pace)
+            pacer = s->hooks[i];
+    if (!pacer) {
         dv_sim_advance(s, UINT64_MAX, err);
     } else {
-        /* the front end takes over between slices (dv_sim_set_pacer) */
-        while (dv_sim_advance(s, s->pace(s->pace_user, s), err))
+        /* the front end takes over between slices (dv_sim_hooks.pace) */
+        while (dv_sim_advance(s, pacer->pace(pacer->user, s), err))
             ;
     }
     return dv_sim_finish(s, res, err);
-}
-
-void dv_sim_set_pacer(dv_sim *s, dv_sim_pace_fn pace, void *user)
-{
-    s->pace = pace;
-    s->pace_user = user;
 }
 
 uint64_t dv_sim_now(const dv_sim *s)
@@ -470,9 +616,4 @@ void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag)
 void dv_sim_interrupt(dv_sim *s)
 {
     s->interrupt = true;
-}
-
-void dv_sim_attach_trace(dv_sim *s, const dv_trace_sink *sink)
-{
-    s->trace = sink;
 }

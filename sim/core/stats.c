@@ -1,6 +1,8 @@
 /* stats.c - a run's statistics as a named, ordered list. */
 #include "dv_stats.h"
 
+#include "dv_sim_perf.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,64 +30,50 @@ void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v,
     s->integer = integer;
 }
 
-/* One core's statistics; percentages are over the whole run's cycles. */
-static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, const dv_core_stats *s,
-                     uint64_t run_cycles)
+/* Every event of the catalogue that belongs to pipe p (pipe >= 0) or path
+ * p (path >= 0), or to neither (both < 0), as core<id>.<event name>. */
+static void add_events(dv_stat_list *l, const dv_counter_source *src, unsigned id, int pipe, int path)
 {
-    double cycles = (double)run_cycles, hz = (double)cfg->clock_mhz * 1e6;
-    double total = cycles > 0 ? cycles : 1;
-    dv_stats_add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles,
-                 true, "core%u.cycles", id);
-    for (int p = 0; p < DV_PIPE_COUNT; p++) {
-        dv_stats_add(l, "cycles", "cycles the pipe was executing an instruction",
-                     (double)s->pipe[p].busy_cycles, true, "core%u.%s.busy_cycles", id, dv_pipe_key((dv_pipe)p));
-        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total,
-                     false, "core%u.%s.busy_pct", id, dv_pipe_key((dv_pipe)p));
-        dv_stats_add(l, "instructions", "instructions executed by the pipe", (double)s->pipe[p].insns, true,
-                     "core%u.%s.instructions", id, dv_pipe_key((dv_pipe)p));
-        dv_stats_add(l, "cycles", "cycles blocked on a wait_flag", (double)s->pipe[p].wait_cycles, true,
-                     "core%u.%s.wait_cycles", id, dv_pipe_key((dv_pipe)p));
-        dv_stats_add(l, "cycles", "cycles the Scalar unit stalled because this queue was full",
-                     (double)s->pipe[p].full_cycles, true, "core%u.%s.queue_full_cycles", id, dv_pipe_key((dv_pipe)p));
+    for (int e = 0; e < DV_EV_COUNT; e++) {
+        const dv_event_info *ev = dv_event_info_of((dv_event_id)e);
+        if (ev->id == DV_EV_CYCLES || ev->pipe != pipe || ev->path != path)
+            continue;
+        dv_stats_add(l, ev->unit, ev->doc, (double)src->read(src->user, id, ev->id), true, "core%u.%s", id,
+                     ev->name);
     }
-    double peak_macs = dv_config_core_macs_fp16(cfg);
-    dv_stats_add(l, "MACs", "Cube multiply-accumulates", (double)s->cube_macs, true, "core%u.cube.macs", id);
-    dv_stats_add(l, "fractals", "Cube fractal steps", (double)s->cube_fractals, true, "core%u.cube.fractals",
-                 id);
-    dv_stats_add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",
-                 100.0 * (double)s->cube_macs / (peak_macs * total), false, "core%u.cube.utilisation_pct",
-                 id);
-    dv_stats_add(l, "ops", "Vector element operations (active lanes x repeats)", (double)s->vec_elem_ops,
-                 true, "core%u.vector.element_ops", id);
-    dv_stats_add(l, "repeats", "Vector repeats", (double)s->vec_repeats, true, "core%u.vector.repeats", id);
-    dv_stats_add(l, "%", "Vector busy cycles / total cycles",
-                 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total, false,
-                 "core%u.vector.utilisation_pct", id);
-    dv_stats_add(l, "cycles", "UB bank-group conflict cycles", (double)s->ub_group_conflict_cycles, true,
-                 "core%u.ub.bankgroup_conflict_cycles", id);
-    dv_stats_add(l, "cycles", "UB bank (read/write) conflict cycles", (double)s->ub_bank_conflict_cycles,
-                 true, "core%u.ub.bank_conflict_cycles", id);
+}
+
+static void add_paths(dv_stat_list *l, const dv_chip_config *cfg, const dv_counter_source *src, unsigned id,
+                      const dv_core_stats *s, double total)
+{
+    double hz = (double)cfg->clock_mhz * 1e6;
     for (int p = 1; p < DV_PATH_COUNT; p++) {
         uint64_t bw = dv_path_bw(cfg, (dv_path)p);
         if (!bw && !s->path_bytes[p])
-            continue;
+            continue; /* the chip has no such path */
+        const char *key = dv_path_key((dv_path)p);
         double b = (double)s->path_bytes[p];
-        dv_stats_add(l, "bytes", "bytes moved over the path", b, true, "core%u.path.%s.bytes", id,
-                     dv_path_key((dv_path)p));
-        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle",
-                     id, dv_path_key((dv_path)p));
-        dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id,
-                     dv_path_key((dv_path)p));
+        add_events(l, src, id, -1, p);
+        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle", id,
+                     key);
+        dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id, key);
         dv_stats_add(l, "B/cycle", "the path's peak from the chip config", (double)bw, true,
-                     "core%u.path.%s.peak_bytes_per_cycle", id, dv_path_key((dv_path)p));
+                     "core%u.path.%s.peak_bytes_per_cycle", id, key);
         dv_stats_add(l, "%", "achieved / peak bandwidth", bw ? 100.0 * b / total / (double)bw : 0, false,
-                     "core%u.path.%s.utilisation_pct", id, dv_path_key((dv_path)p));
+                     "core%u.path.%s.utilisation_pct", id, key);
     }
-    /* Roofline: the least time each resource needs for the work done. */
+}
+
+/* Roofline: the least time each resource needs for the work done. */
+static void add_roofline(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, const dv_core_stats *s,
+                         double total)
+{
+    double peak_macs = dv_config_core_macs_fp16(cfg);
     double bound = (double)s->cube_macs / peak_macs;
     const char *bound_by = "cube";
     /* Vector: every repeat takes at least the 16-bit slope; 32-bit lanes
-     * (64 a repeat) go at the 32-bit slope, 8-bit ones 256 a repeat. */
+     * (a quarter of a repeat's bytes) go at the 32-bit slope, 8-bit ones
+     * fill a repeat with as many lanes as it has bytes. */
     double lanes = (double)cfg->vec_repeat_bytes;
     double vec = (double)s->vec_ops_32 / (lanes / 4) * (double)cfg->vec_slope_b32 +
                  (double)s->vec_ops_16 / (lanes / 2) * (double)cfg->vec_slope_b16 +
@@ -107,17 +95,30 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, unsigned id, co
     dv_stats_add(l, "cycles", bound_by, bound, false, "core%u.roofline.bound_cycles", id);
     dv_stats_add(l, "%", "roofline bound cycles / actual cycles", 100.0 * bound / total, false,
                  "core%u.roofline.achieved_pct", id);
-    dv_stats_add(l, "cycles",
-                 "GM transfers held back by lines another core was transferring (same-address serialisation)",
-                 (double)s->gm_serialised_cycles, true, "core%u.gm.serialised_cycles", id);
-    dv_stats_add(l, "lines", "L2 read hits", (double)s->l2.read_hits, true, "core%u.l2.read_hits", id);
-    dv_stats_add(l, "lines", "L2 read misses (line allocated and filled from HBM)", (double)s->l2.read_misses,
-                 true, "core%u.l2.read_misses", id);
-    dv_stats_add(l, "lines", "L2 write hits", (double)s->l2.write_hits, true, "core%u.l2.write_hits", id);
-    dv_stats_add(l, "lines", "L2 write misses (line allocated)", (double)s->l2.write_misses, true,
-                 "core%u.l2.write_misses", id);
-    dv_stats_add(l, "instructions", "scalar instructions executed", (double)s->scalar_insns, true,
-                 "core%u.scalar.executed", id);
+}
+
+/* One core's statistics: every event of the catalogue, grouped by pipe and
+ * path, and what follows from them; percentages are over the whole run's
+ * cycles. */
+static void add_core(dv_stat_list *l, const dv_chip_config *cfg, const dv_counter_source *src, unsigned id,
+                     const dv_core_stats *s, uint64_t run_cycles)
+{
+    double cycles = (double)run_cycles, total = cycles > 0 ? cycles : 1;
+    dv_stats_add(l, "cycles", "cycles of the whole run (the percentages of this core are of these)", cycles,
+                 true, "core%u.cycles", id);
+    for (int p = 0; p < DV_PIPE_COUNT; p++) {
+        add_events(l, src, id, p, -1);
+        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total, false,
+                     "core%u.%s.busy_pct", id, dv_pipe_key((dv_pipe)p));
+    }
+    add_paths(l, cfg, src, id, s, total);
+    add_events(l, src, id, -1, -1);
+    dv_stats_add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",
+                 100.0 * (double)s->cube_macs / (dv_config_core_macs_fp16(cfg) * total), false,
+                 "core%u.cube.utilisation_pct", id);
+    dv_stats_add(l, "%", "Vector busy cycles / total cycles", 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total,
+                 false, "core%u.vector.utilisation_pct", id);
+    add_roofline(l, cfg, id, s, total);
 }
 
 dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_list *l, dv_error *err)
@@ -137,24 +138,24 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
     double peak_macs = dv_config_core_macs_fp16(cfg);
     unsigned ncube = 0, nvec = 0; /* cores that have the unit: an AIV has no Cube, an AIC no Vector */
     for (unsigned i = 0; i < res->ncores; i++) {
-        const dv_core *c = dv_sim_core(sim, i);
-        const dv_core_stats *s = &c->stats;
+        dv_core_info c;
+        dv_sim_core_info(sim, i, &c);
+        const dv_core_stats *s = c.stats;
         double cu = 100.0 * (double)s->cube_macs / (peak_macs * total);
         double vu = 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total;
-        if (c->core_type != DV_KIND_AIV) {
+        if (c.kind != DV_KIND_AIV) {
             cube_sum += cu;
             ncube++;
         }
-        if (c->core_type != DV_KIND_AIC) {
+        if (c.kind != DV_KIND_AIC) {
             vec_sum += vu;
             nvec++;
         }
         cube_max = cu > cube_max ? cu : cube_max;
         vec_max = vu > vec_max ? vu : vec_max;
-        act_sum += (double)c->active_cycles;
-        act_max = (double)c->active_cycles > act_max ? (double)c->active_cycles : act_max;
-        gm_bytes += (double)(s->path_bytes[DV_PATH_GM_L1] + s->path_bytes[DV_PATH_GM_UB] +
-                             s->path_bytes[DV_PATH_UB_GM] + s->path_bytes[DV_PATH_L0C_GM]);
+        act_sum += (double)c.active_cycles;
+        act_max = (double)c.active_cycles > act_max ? (double)c.active_cycles : act_max;
+        gm_bytes += (double)(s->buf_read[DV_MEM_GM] + s->buf_write[DV_MEM_GM]);
     }
     double n = res->ncores ? res->ncores : 1;
     dv_stats_add(l, "%", "mean over the cores with a Cube (coupled cores, AICs) of Cube utilisation",
@@ -173,7 +174,9 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
                  (double)cfg->hbm_bytes_per_cycle * hz / 1e9, false, "chip.hbm.peak_gbps");
     double hbm = 0, rh = 0, rm = 0, wh = 0, wm = 0;
     for (unsigned i = 0; i < res->ncores; i++) {
-        const dv_l2_counts *c2 = &dv_sim_core(sim, i)->stats.l2;
+        dv_core_info c;
+        dv_sim_core_info(sim, i, &c);
+        const dv_l2_counts *c2 = &c.stats->l2;
         hbm += (double)(c2->fill_bytes + c2->writeback_bytes);
         rh += (double)c2->read_hits;
         rm += (double)c2->read_misses;
@@ -190,12 +193,14 @@ dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_
                  "chip.l2.write_hit_pct");
     dv_stats_add(l, "ratio", "busiest core's active cycles / mean active cycles (1 = balanced)",
                  act_sum > 0 ? act_max / (act_sum / n) : 1.0, false, "chip.load_imbalance");
+    const dv_counter_source *src = dv_sim_counters(sim);
     for (unsigned i = 0; i < res->ncores; i++) {
-        const dv_core *c = dv_sim_core(sim, i);
-        dv_stats_add(l, "blocks", "blocks this core ran", (double)c->blocks_run, true, "core%u.blocks", i);
-        dv_stats_add(l, "cycles", "cycles this core spent running blocks", (double)c->active_cycles, true,
+        dv_core_info c;
+        dv_sim_core_info(sim, i, &c);
+        dv_stats_add(l, "blocks", "blocks this core ran", (double)c.blocks_run, true, "core%u.blocks", i);
+        dv_stats_add(l, "cycles", "cycles this core spent running blocks", (double)c.active_cycles, true,
                      "core%u.active_cycles", i);
-        add_core(l, cfg, i, &c->stats, res->cycles);
+        add_core(l, cfg, src, i, c.stats, res->cycles);
     }
     if (l->count == 0 || !l->items)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");

@@ -45,10 +45,11 @@ static inline op_result op_run(const char *op, const char *chip, const char *var
     ck_assert_int_eq(dv_stats_collect(dv_opr_sim(r), &o.res, &l, &err), DV_OK);
     o.cube_pct = dv_stats_find(&l, "core0.cube.utilisation_pct")->value;
     o.chip_cube_pct = dv_stats_find(&l, "chip.cube.utilisation_avg_pct")->value;
-    const dv_core *c0 = dv_sim_core(dv_opr_sim(r), 0);
+    dv_core_info c0;
+    ck_assert(dv_sim_core_info(dv_opr_sim(r), 0, &c0));
     for (int p = 1; p < DV_PATH_COUNT; p++) {
         uint64_t bw = dv_path_bw(&cfg, (dv_path)p);
-        o.path_pct[p] = bw && o.res.cycles ? 100.0 * (double)c0->stats.path_bytes[p] / (double)o.res.cycles / (double)bw : 0;
+        o.path_pct[p] = bw && o.res.cycles ? 100.0 * (double)c0.stats->path_bytes[p] / (double)o.res.cycles / (double)bw : 0;
     }
     dv_stats_free(&l);
     dv_opr_destroy(r);

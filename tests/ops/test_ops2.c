@@ -10,6 +10,7 @@
  *  - the overlapped attention beats its serial variant by 1.5x on a long
  *    key length, with Cube and Vector busy in the same cycles. */
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 #include "ops_run.h"
 
 static const char *const chips[] = {"ascend910", "ascend910b"};
@@ -154,10 +155,10 @@ static void busy_pair(const char *chip, const char *variant, const char *shape, 
     dv_run_result res;
     ck_assert_int_eq(dv_sim_run(dv_opr_sim(r), 0, &res, &err), DV_OK);
     ck_assert_int_eq(res.stop, DV_STOP_DONE);
-    const dv_core *c0 = dv_sim_core(dv_opr_sim(r), 0), *cv = dv_sim_core(dv_opr_sim(r), cfg.split ? 1 : 0);
+    dv_core_info c0 = tc_core(dv_opr_sim(r), 0), cv = tc_core(dv_opr_sim(r), cfg.split ? 1 : 0);
     *cycles = res.cycles;
-    *cube = c0->stats.pipe[DV_PIPE_M].busy_cycles;
-    *vec = cv->stats.pipe[DV_PIPE_V].busy_cycles;
+    *cube = c0.stats->pipe[DV_PIPE_M].busy_cycles;
+    *vec = cv.stats->pipe[DV_PIPE_V].busy_cycles;
     dv_opr_destroy(r);
 }
 

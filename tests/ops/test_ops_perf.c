@@ -5,7 +5,7 @@
  *  - all 32 cores of ascend910 on a 2048^3 fp16 matmul: 70% of chip peak;
  *  - int8 on a compute-bound shape: about half the cycles of fp16;
  *  - vector operators on one core: 80% of the limiting path's bandwidth. */
-#include "dv_metrics.h"
+#include "dv_sim_perf.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
 
@@ -129,9 +129,9 @@ START_TEST(test_metrics_agree_on_every_operator)
             dv_stat_list l;
             ck_assert_int_eq(dv_stats_collect(dv_opr_sim(r), &res, &l, &err), DV_OK);
             dv_metric_row pipe, mem;
-            dv_metrics_compute(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("PipeUtilization"), 0,
+            dv_sim_metrics(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("PipeUtilization"), 0,
                                &pipe);
-            dv_metrics_compute(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("Memory"), 0, &mem);
+            dv_sim_metrics(dv_opr_sim(r), &res, (unsigned)dv_metric_group_find("Memory"), 0, &mem);
             ck_assert_double_eq_tol(100 * row_value(&pipe, "cube_ratio"),
                                     dv_stats_find(&l, "core0.cube.busy_pct")->value, 1e-9);
             static const struct {

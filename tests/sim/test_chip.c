@@ -3,6 +3,7 @@
 #include "dv_sim.h"
 #include "dv_stats.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -306,7 +307,7 @@ START_TEST(test_same_address_serialised)
         ck_assert_int_eq(dv_sim_run(sim, 0, &res, &err), DV_OK);
         ck_assert_int_eq(res.stop, DV_STOP_DONE);
         cycles[apart] = (double)res.cycles;
-        waited[apart] = (double)dv_sim_core(sim, 1)->stats.gm_serialised_cycles;
+        waited[apart] = (double)tc_core(sim, 1).stats->gm_serialised_cycles;
         dv_sim_destroy(sim);
         dv_obj_destroy(obj);
     }

@@ -1,10 +1,10 @@
 /* test_perf.c - host-side counters: groups, enable windows, reads,
  * sampling into bounded rings, and the sample file. */
 #include "dv_asm.h"
-#include "dv_metrics.h"
-#include "dv_perf.h"
+#include "dv_sim_perf.h"
 #include "dv_stats.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ START_TEST(test_counts_agree_and_disabled_stays_zero)
     setup(&f, 4, 5);
     const char *ev[] = {"cube.busy_cycles", "cube.fractals", "cycles"};
     dv_error err;
-    dv_perf *on = dv_perf_open(f.sim, ev, 3, -1, &err);
+    dv_perf *on = dv_sim_perf_open(f.sim, ev, 3, -1, &err);
     ck_assert_ptr_nonnull(on);
     dv_perf_enable(on);
     dv_run_result res;
@@ -54,7 +54,7 @@ START_TEST(test_counts_agree_and_disabled_stays_zero)
     for (unsigned c = 0; c < 4; c++) {
         dv_perf_value v;
         ck_assert_int_eq(dv_perf_read(on, c, 0, &v, NULL), DV_OK);
-        ck_assert_uint_eq(v.value, dv_sim_core(f.sim, c)->stats.pipe[DV_PIPE_M].busy_cycles);
+        ck_assert_uint_eq(v.value, tc_core(f.sim, c).stats->pipe[DV_PIPE_M].busy_cycles);
         ck_assert_uint_eq(v.value, 6 + 5 * 1024);
         ck_assert_int_eq(dv_perf_read(on, c, 1, &v, NULL), DV_OK);
         ck_assert_uint_eq(v.value, 5 * 1024);
@@ -66,20 +66,20 @@ START_TEST(test_counts_agree_and_disabled_stays_zero)
     dv_perf_reset(on);
     ck_assert_int_eq(dv_perf_read(on, 0, 0, &v, NULL), DV_OK);
     ck_assert_uint_eq(v.value, 0);
-    dv_perf_close(on);
+    dv_sim_perf_close(f.sim, on);
     teardown(&f);
     /* a group never enabled does not move */
     setup(&f, 1, 3);
-    dv_perf *off = dv_perf_open(f.sim, ev, 3, -1, &err);
+    dv_perf *off = dv_sim_perf_open(f.sim, ev, 3, -1, &err);
     ck_assert_int_eq(dv_sim_run(f.sim, 0, &res, &err), DV_OK);
     ck_assert_int_eq(dv_perf_read(off, 0, 1, &v, NULL), DV_OK);
     ck_assert_uint_eq(v.value, 0);
     ck_assert_uint_eq(v.time_enabled, 0);
-    dv_perf_close(off);
+    dv_sim_perf_close(f.sim, off);
     teardown(&f);
     const char *bad[] = {"cube.nope"};
     setup(&f, 1, 1);
-    ck_assert_ptr_null(dv_perf_open(f.sim, bad, 1, -1, &err));
+    ck_assert_ptr_null(dv_sim_perf_open(f.sim, bad, 1, -1, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown event 'cube.nope'"));
     teardown(&f);
 }
@@ -113,7 +113,7 @@ START_TEST(test_sampling_counts_and_lost)
     setup(&f, 2, 5);
     const char *ev[] = {"cube.fractals"};
     dv_error err;
-    dv_perf *p = dv_perf_open(f.sim, ev, 1, -1, &err);
+    dv_perf *p = dv_sim_perf_open(f.sim, ev, 1, -1, &err);
     seen s = {{0}, 0, true};
     ck_assert_int_eq(dv_perf_sample(p, 100, 16, drain_check, &s, &err), DV_OK);
     dv_perf_enable(p);
@@ -123,11 +123,11 @@ START_TEST(test_sampling_counts_and_lost)
     ck_assert(s.monotonic);
     ck_assert_uint_eq(s.last[0], 5 * 1024);
     ck_assert_uint_eq(dv_perf_ring(p, 0)->lost, 0);
-    dv_perf_close(p);
+    dv_sim_perf_close(f.sim, p);
     teardown(&f);
     /* nobody drains a 4-record ring: 4 kept, the rest counted as lost */
     setup(&f, 1, 5);
-    p = dv_perf_open(f.sim, ev, 1, -1, &err);
+    p = dv_sim_perf_open(f.sim, ev, 1, -1, &err);
     ck_assert_int_eq(dv_perf_sample(p, 100, 4, NULL, NULL, &err), DV_OK);
     dv_perf_enable(p);
     ck_assert_int_eq(dv_sim_run(f.sim, 0, &res, &err), DV_OK);
@@ -138,7 +138,7 @@ START_TEST(test_sampling_counts_and_lost)
     for (uint64_t cyc = 100; dv_ring_pop(r, &rec); cyc += 100)
         ck_assert_uint_eq(rec.cycle, cyc); /* the oldest kept, intact */
     ck_assert_int_eq(dv_perf_sample(p, 0, 4, NULL, NULL, &err), DV_ERR_USAGE);
-    dv_perf_close(p);
+    dv_sim_perf_close(f.sim, p);
     teardown(&f);
 }
 END_TEST
@@ -198,16 +198,16 @@ START_TEST(test_metric_groups_agree_with_report)
     dv_stat_list l;
     ck_assert_int_eq(dv_stats_collect(f.sim, &res, &l, NULL), DV_OK);
     dv_metric_row row;
-    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("pipeutilization"), 1, &row);
+    dv_sim_metrics(f.sim, &res, (unsigned)dv_metric_group_find("pipeutilization"), 1, &row);
     ck_assert_str_eq(row.name[2], "cube_ratio");
     ck_assert_double_eq_tol(100 * row.value[2], dv_stats_find(&l, "core1.cube.busy_pct")->value, 1e-9);
-    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("PipeUtilization"), UINT32_MAX, &row);
+    dv_sim_metrics(f.sim, &res, (unsigned)dv_metric_group_find("PipeUtilization"), UINT32_MAX, &row);
     ck_assert_double_eq_tol(100 * row.value[2], dv_stats_find(&l, "chip.cube.utilisation_avg_pct")->value,
                             0.5);
-    dv_metrics_compute(f.sim, &res, (unsigned)dv_metric_group_find("ArithmeticUtilization"), 0, &row);
+    dv_sim_metrics(f.sim, &res, (unsigned)dv_metric_group_find("ArithmeticUtilization"), 0, &row);
     ck_assert_double_eq_tol(100 * row.value[0], dv_stats_find(&l, "core0.cube.utilisation_pct")->value, 1e-9);
     for (unsigned g = 0; g < dv_metric_group_count(); g++) {
-        dv_metrics_compute(f.sim, &res, g, 0, &row);
+        dv_sim_metrics(f.sim, &res, g, 0, &row);
         ck_assert_uint_gt(row.n, 0);
     }
     ck_assert_int_eq(dv_metric_group_find("Nope"), -1);
@@ -229,7 +229,7 @@ START_TEST(test_metric_groups_agree_with_report)
     dv_sim_set_arg(sim, 0, buf, NULL);
     ck_assert_int_eq(dv_sim_run(sim, 0, &res, &err), DV_OK);
     ck_assert_int_eq(dv_stats_collect(sim, &res, &l, NULL), DV_OK);
-    dv_metrics_compute(sim, &res, (unsigned)dv_metric_group_find("Memory"), 0, &row);
+    dv_sim_metrics(sim, &res, (unsigned)dv_metric_group_find("Memory"), 0, &row);
     ck_assert_str_eq(row.name[5], "gm_to_ub_datas");
     ck_assert_double_eq(row.value[5] * 1024, dv_stats_find(&l, "core0.path.gm_to_ub.bytes")->value);
     ck_assert_double_eq(row.value[6] * 1024, dv_stats_find(&l, "core0.path.ub_to_gm.bytes")->value);

@@ -3,6 +3,7 @@
 #include "dv_asm.h"
 #include "dv_sim.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -68,17 +69,17 @@ START_TEST(test_mix_handshake)
     run(&l, mix_src, 1);
     ck_assert_msg(l.res.stop == DV_STOP_DONE, "%s", l.res.message);
     ck_assert_uint_eq(l.res.ncores, 3);
-    const dv_core *aic = dv_sim_core(l.sim, 0), *v0 = dv_sim_core(l.sim, 1), *v1 = dv_sim_core(l.sim, 2);
-    ck_assert_uint_eq(aic->core_type, DV_KIND_AIC);
-    ck_assert_uint_eq(v0->core_type, DV_KIND_AIV);
-    ck_assert_uint_eq(v1->sub_idx, 1);
+    dv_core_info aic = tc_core(l.sim, 0), v0 = tc_core(l.sim, 1), v1 = tc_core(l.sim, 2);
+    ck_assert_uint_eq(aic.kind, DV_KIND_AIC);
+    ck_assert_uint_eq(v0.kind, DV_KIND_AIV);
+    ck_assert_uint_eq(v1.sub_idx, 1);
     /* the AIVs' MTE2 waited for the AIC's 861-cycle copy */
     uint64_t copy = 20 + (65536 + 77) / 78;
-    ck_assert_uint_ge(v0->stats.pipe[DV_PIPE_MTE2].wait_cycles, copy - 10);
-    ck_assert_uint_ge(v1->stats.pipe[DV_PIPE_MTE2].wait_cycles, copy - 10);
+    ck_assert_uint_ge(v0.stats->pipe[DV_PIPE_MTE2].wait_cycles, copy - 10);
+    ck_assert_uint_ge(v1.stats->pipe[DV_PIPE_MTE2].wait_cycles, copy - 10);
     /* the AIC ended only after both AIVs had set flag 1 */
-    ck_assert_uint_ge(aic->end_cycle, v0->end_cycle);
-    ck_assert_uint_ge(aic->end_cycle, v1->end_cycle);
+    ck_assert_uint_ge(aic.end_cycle, v0.end_cycle);
+    ck_assert_uint_ge(aic.end_cycle, v1.end_cycle);
     /* each AIV wrote its own core id at its own slot */
     dv_access_fault f;
     uint64_t *ids = (uint64_t *)dv_gm_span(dv_sim_gm(l.sim), l.buf + 0x80000, 16, &f);
@@ -95,9 +96,9 @@ START_TEST(test_mix_waves)
     run(&l, mix_src, 30);
     ck_assert_msg(l.res.stop == DV_STOP_DONE, "%s", l.res.message);
     ck_assert_uint_eq(l.res.ncores, 24 * 3);
-    ck_assert_uint_eq(dv_sim_core(l.sim, 0)->blocks_run, 2);
-    ck_assert_uint_eq(dv_sim_core(l.sim, 2)->blocks_run, 2);
-    ck_assert_uint_eq(dv_sim_core(l.sim, 23 * 3)->blocks_run, 1);
+    ck_assert_uint_eq(tc_core(l.sim, 0).blocks_run, 2);
+    ck_assert_uint_eq(tc_core(l.sim, 2).blocks_run, 2);
+    ck_assert_uint_eq(tc_core(l.sim, 23 * 3).blocks_run, 1);
     done(&l);
 }
 END_TEST
@@ -115,7 +116,7 @@ START_TEST(test_mode0_barrier_among_aivs)
         4);
     ck_assert_msg(l.res.stop == DV_STOP_DONE, "%s", l.res.message);
     for (unsigned i = 1; i < 4; i++)
-        ck_assert_uint_ge(dv_sim_core(l.sim, i)->stats.pipe[DV_PIPE_MTE2].wait_cycles, 500);
+        ck_assert_uint_ge(tc_core(l.sim, i).stats->pipe[DV_PIPE_MTE2].wait_cycles, 500);
     done(&l);
 }
 END_TEST
@@ -133,7 +134,7 @@ START_TEST(test_mode1_between_aivs)
         "go:\n  cc_set_flag pipe=mte2, mode=1, id=5\n  cc_wait_flag pipe=mte2, id=5\n  end\n",
         2);
     ck_assert_msg(l.res.stop == DV_STOP_DONE, "%s", l.res.message);
-    ck_assert_uint_ge(dv_sim_core(l.sim, 1)->stats.pipe[DV_PIPE_MTE2].wait_cycles, 298 - 10);
+    ck_assert_uint_ge(tc_core(l.sim, 1).stats->pipe[DV_PIPE_MTE2].wait_cycles, 298 - 10);
     done(&l);
 }
 END_TEST

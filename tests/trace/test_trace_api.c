@@ -11,6 +11,7 @@
 #include "dv_operator.h"
 #include "dv_tcount.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <math.h>
@@ -52,8 +53,7 @@ static void same_stats(dv_sim *a, dv_sim *b, const dv_run_result *ra, const dv_r
     ck_assert_uint_eq(ra->cycles, rb->cycles);
     ck_assert_uint_eq(ra->ncores, rb->ncores);
     for (unsigned i = 0; i < ra->ncores; i++)
-        ck_assert_msg(memcmp(&dv_sim_core(a, i)->stats, &dv_sim_core(b, i)->stats, sizeof(dv_core_stats)) ==
-                          0,
+        ck_assert_msg(memcmp(tc_core(a, i).stats, tc_core(b, i).stats, sizeof(dv_core_stats)) == 0,
                       "core %u statistics differ", i);
 }
 
@@ -101,7 +101,8 @@ START_TEST(test_sliced_runs_match)
     pace_step = 13;
     pace_calls = 0;
     pace_until = 0;
-    dv_sim_set_pacer(dv_opr_sim(paced), pace_fixed, NULL);
+    dv_sim_hooks pacer = {.pace = pace_fixed};
+    ck_assert_int_eq(dv_sim_add_hooks(dv_opr_sim(paced), &pacer, &err), DV_OK);
     ck_assert_int_eq(dv_sim_run(dv_opr_sim(paced), 0, &rp, &err), DV_OK);
     ck_assert_uint_gt(pace_calls, rw.cycles / 13 / 2);
     same_stats(dv_opr_sim(whole), dv_opr_sim(paced), &rw, &rp);
@@ -210,9 +211,10 @@ START_TEST(test_hooks_count_everything)
     dv_opr_run *op = make(c);
     recorder *r = calloc(1, sizeof *r);
     r->order_ok = r->overlap_ok = true;
-    dv_trace_sink sink = {r, rec_launch, rec_block, rec_insn, rec_flag, rec_stall};
+    dv_sim_hooks sink = {.user = r, .launch = rec_launch, .block = rec_block, .insn = rec_insn, .flag = rec_flag,
+                         .stall = rec_stall};
     dv_sim *s = dv_opr_sim(op);
-    dv_sim_attach_trace(s, &sink);
+    ck_assert_int_eq(dv_sim_add_hooks(s, &sink, NULL), DV_OK);
     dv_run_result res;
     ck_assert_int_eq(dv_sim_run(s, 0, &res, &err), DV_OK);
     ck_assert_int_eq(res.stop, DV_STOP_DONE);
@@ -224,7 +226,7 @@ START_TEST(test_hooks_count_everything)
     ck_assert_uint_eq(r->win_end, res.cycles);
     uint64_t scalar_wait = 0;
     for (unsigned i = 0; i < res.ncores; i++) {
-        const dv_core_stats *st = &dv_sim_core(s, i)->stats;
+        const dv_core_stats *st = tc_core(s, i).stats;
         scalar_wait += st->pipe[DV_PIPE_S].wait_cycles;
         for (int l = 0; l < DV_PIPE_COUNT; l++) {
             ck_assert_msg(r->insns[i][l] == st->pipe[l].insns,
@@ -268,7 +270,8 @@ START_TEST(test_interrupt)
     dv_error err = {DV_OK, ""};
     dv_opr_run *op = make(&cases[0]);
     uint64_t at[2] = {500, 0};
-    dv_sim_set_pacer(dv_opr_sim(op), pace_interrupt, at);
+    dv_sim_hooks pacer = {.user = at, .pace = pace_interrupt};
+    ck_assert_int_eq(dv_sim_add_hooks(dv_opr_sim(op), &pacer, NULL), DV_OK);
     dv_run_result res;
     ck_assert_int_eq(dv_sim_run(dv_opr_sim(op), 0, &res, &err), DV_OK);
     ck_assert_int_eq(res.stop, DV_STOP_INTERRUPTED);
@@ -280,7 +283,7 @@ START_TEST(test_interrupt)
      * Scalar unit counts an instruction's latency when it issues it) */
     for (unsigned i = 0; i < res.ncores; i++)
         for (int l = DV_PIPE_V; l < DV_PIPE_COUNT; l++)
-            ck_assert_uint_le(dv_sim_core(dv_opr_sim(op), i)->stats.pipe[l].busy_cycles, res.cycles);
+            ck_assert_uint_le(tc_core(dv_opr_sim(op), i).stats->pipe[l].busy_cycles, res.cycles);
     dv_opr_destroy(op);
 
     /* the flag a signal handler would set */

@@ -1,5 +1,5 @@
 /* dv_tcount.h - counters over fixed windows of simulated time, built from
- * the instruction events of dv_trace.h.  The trace writer turns them into
+ * the instruction events of dv_hooks.h.  The trace writer turns them into
  * Chrome counter tracks; the viz window draws them as graphs.
  *
  * Time is cut into windows of `period` cycles, [k*period, (k+1)*period).
@@ -22,7 +22,7 @@
 #ifndef DV_TCOUNT_H
 #define DV_TCOUNT_H
 
-#include "dv_trace.h"
+#include "dv_hooks.h"
 
 #include <stdint.h>
 

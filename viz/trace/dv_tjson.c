@@ -52,9 +52,9 @@ static void meta(dv_tjson *t, const char *name, unsigned core, int lane, const c
 
 /* msprof's names: core<group>.cubecore0 / .veccore<n> on split chips;
  * coupled cores are core<i>.aicore0.  The labels say it the short way. */
-static void name_core(const dv_core *c, unsigned i, char *name, size_t nsize, char *label, size_t lsize)
+static void name_core(const dv_core_info *c, unsigned i, char *name, size_t nsize, char *label, size_t lsize)
 {
-    switch ((dv_core_kind)c->core_type) {
+    switch (c->kind) {
     case DV_KIND_AIC:
         snprintf(name, nsize, "core%u.cubecore0", c->group);
         snprintf(label, lsize, "AIC %u", c->group);
@@ -218,7 +218,7 @@ static int flag_index(const dv_trace_flag *ev)
     return ((int)ev->src * DV_PIPE_COUNT + (int)ev->dst) * DV_MAX_EVENT_IDS + (int)ev->id;
 }
 
-/* ---- the sink ---- */
+/* ---- the hooks ---- */
 
 static void on_counters(void *user, unsigned core, const dv_tcount_window *w);
 
@@ -230,9 +230,10 @@ static void on_launch(void *user, const dv_sim *sim)
     t->mhz = t->cfg->clock_mhz ? t->cfg->clock_mhz : 1000;
     t->ncores = dv_sim_ncores(sim);
     t->cores = calloc(t->ncores ? t->ncores : 1, sizeof *t->cores);
-    const dv_core *c0 = dv_sim_core(sim, 0);
-    t->obj = c0 ? c0->obj : NULL;
-    t->ntext = c0 ? c0->ninsns : 0;
+    dv_core_info c0;
+    bool have0 = dv_sim_core_info(sim, 0, &c0);
+    t->obj = have0 ? c0.obj : NULL;
+    t->ntext = have0 ? c0.obj->text_size / DV_INSN_BYTES : 0;
     t->text = calloc(t->ntext ? t->ntext : 1, sizeof *t->text);
     uint64_t period = t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD;
     t->counters = dv_tcount_create(t->ncores, period, on_counters, t);
@@ -244,9 +245,10 @@ static void on_launch(void *user, const dv_sim *sim)
         return;
     }
     for (unsigned i = 0; i < t->ncores; i++) {
-        const dv_core *c = dv_sim_core(sim, i);
+        dv_core_info c;
+        dv_sim_core_info(sim, i, &c);
         char name[64], label[64];
-        name_core(c, i, name, sizeof name, label, sizeof label);
+        name_core(&c, i, name, sizeof name, label, sizeof label);
         meta(t, "process_name", i, -1, "name", name, 0);
         meta(t, "process_labels", i, -1, "labels", label, 0);
         meta(t, "process_sort_index", i, -1, "sort_index", NULL, i);
@@ -483,14 +485,15 @@ dv_tjson *dv_tjson_create(const char *path, const dv_tjson_options *opt, dv_erro
         free(t);
         return NULL;
     }
-    t->sink = (dv_trace_sink){t, on_launch, on_block, on_insn, on_flag, on_stall};
+    t->hooks = (dv_sim_hooks){.user = t, .launch = on_launch, .block = on_block, .insn = on_insn, .flag = on_flag,
+                              .stall = on_stall};
     tj_puts(t, "{\"traceEvents\":[\n");
     return t;
 }
 
-const dv_trace_sink *dv_tjson_sink(dv_tjson *t)
+const dv_sim_hooks *dv_tjson_hooks(dv_tjson *t)
 {
-    return &t->sink;
+    return &t->hooks;
 }
 
 static void free_all(dv_tjson *t)

@@ -2,7 +2,7 @@
  * the simulation goes (docs/trace-and-viz.md describes the format).
  *
  * dv_tjson_create opens the output under a temporary name next to `path`;
- * the caller attaches dv_tjson_sink() to the simulation (dv_sim_attach_trace)
+ * the caller adds dv_tjson_hooks() to the simulation (dv_sim_add_hooks)
  * before the run, and after dv_sim_finish calls dv_tjson_finish, which
  * writes the last events and the end of the JSON document, ends the gzip
  * stream (one member) and renames the file into place.  Memory stays
@@ -14,8 +14,8 @@
 #ifndef DV_TJSON_H
 #define DV_TJSON_H
 
+#include "dv_hooks.h"
 #include "dv_sim.h"
-#include "dv_trace.h"
 
 #include <stdint.h>
 
@@ -33,7 +33,7 @@ typedef struct dv_tjson dv_tjson;
 
 /* DV_ERR_IO when the file cannot be created. */
 dv_tjson *dv_tjson_create(const char *path, const dv_tjson_options *opt, dv_error *err);
-const dv_trace_sink *dv_tjson_sink(dv_tjson *t);
+const dv_sim_hooks *dv_tjson_hooks(dv_tjson *t);
 /* Figures of the finished file, for a report line. */
 typedef struct dv_tjson_totals {
     uint64_t events;     /* JSON events written */

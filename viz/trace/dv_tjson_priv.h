@@ -57,7 +57,7 @@ struct dv_tjson {
     bool first;
     dv_tjson_options opt;
     uint64_t w0, w1; /* window; w1 = UINT64_MAX without an end */
-    dv_trace_sink sink;
+    dv_sim_hooks hooks;
     const dv_sim *sim;
     const dv_chip_config *cfg;
     uint64_t mhz;

@@ -1,5 +1,4 @@
-/* perf.c - host-side counters over the cores of a simulation. */
-#include "core_internal.h"
+/* dv_perf.c - host-side counters over the cores of a counter source. */
 #include "dv_perf.h"
 
 #include <stdlib.h>
@@ -12,7 +11,7 @@ typedef struct core_counts {
 } core_counts;
 
 struct dv_perf {
-    dv_sim *sim;
+    const dv_counter_source *src;
     unsigned n;
     dv_event_id ev[DV_SAMPLE_MAX_EVENTS];
     int only_core; /* -1: all */
@@ -25,7 +24,8 @@ struct dv_perf {
     void *user;
 };
 
-dv_perf *dv_perf_open(dv_sim *sim, const char *const *events, unsigned n, int core, dv_error *err)
+dv_perf *dv_perf_open(const dv_counter_source *src, const char *const *events, unsigned n, int core,
+                      dv_error *err)
 {
     if (n == 0 || n > DV_SAMPLE_MAX_EVENTS) {
         dv_error_set(err, DV_ERR_USAGE, "a counter group holds 1 to %d events, not %u", DV_SAMPLE_MAX_EVENTS,
@@ -46,10 +46,9 @@ dv_perf *dv_perf_open(dv_sim *sim, const char *const *events, unsigned n, int co
         }
         p->ev[i] = e->id;
     }
-    p->sim = sim;
+    p->src = src;
     p->n = n;
     p->only_core = core;
-    dv_sim_attach_perf(sim, p);
     return p;
 }
 
@@ -57,7 +56,6 @@ void dv_perf_close(dv_perf *p)
 {
     if (!p)
         return;
-    dv_sim_attach_perf(p->sim, NULL);
     for (unsigned c = 0; c < p->ncores; c++)
         dv_ring_free(&p->cores[c].ring);
     free(p->cores);
@@ -81,19 +79,17 @@ static bool counted(const dv_perf *p, unsigned c)
 
 static uint64_t now(const dv_perf *p)
 {
-    const dv_core *c0 = dv_sim_core(p->sim, 0);
-    return c0 ? c0->q->now : 0;
+    return p->ncores ? p->src->now(p->src->user) : 0;
 }
 
 /* The event's value on a core, as a count from the start of the run. */
 static uint64_t event_now(const dv_perf *p, unsigned c, unsigned i)
 {
-    const dv_core *core = dv_sim_core(p->sim, c);
-    if (!core)
+    if (c >= p->ncores)
         return 0;
     if (p->ev[i] == DV_EV_CYCLES)
-        return core->q->now; /* the run's clock, not the block's */
-    return core_event_value(core, p->ev[i]);
+        return p->src->now(p->src->user); /* the run's clock, not the block's */
+    return p->src->read(p->src->user, c, p->ev[i]);
 }
 
 static uint64_t value(const dv_perf *p, unsigned c, unsigned i)
@@ -168,11 +164,9 @@ uint64_t dv_perf_period(const dv_perf *p)
     return p->period;
 }
 
-dv_status dv_perf_run_started(dv_perf *p, dv_error *err)
+dv_status dv_perf_start(dv_perf *p, dv_error *err)
 {
-    unsigned n = 0;
-    while (dv_sim_core(p->sim, n))
-        n++;
+    unsigned n = p->src->ncores(p->src->user);
     p->cores = calloc(n ? n : 1, sizeof *p->cores);
     if (!p->cores)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
@@ -206,4 +200,12 @@ void dv_perf_take_samples(dv_perf *p, uint64_t cycle)
     }
     if (p->on_sample)
         p->on_sample(p, p->user);
+}
+
+void dv_perf_end(dv_perf *p, uint64_t cycles, bool done)
+{
+    /* A sample point that coincides with the end comes after the cores'
+     * last events at that cycle: take it now. */
+    if (p->period && done && cycles && cycles % p->period == 0)
+        dv_perf_take_samples(p, cycles);
 }

@@ -1,5 +1,5 @@
 /* dv_unit.h - the contract between the core (pipes, timing) and the
- * execution units (Vector, Cube, transfer engines, FixPipe).
+ * execution units of sim/units (Vector, Cube, transfer engines, FixPipe).
  *
  * Each unit offers two functions per instruction class, kept apart so that
  * the timing model never changes a result and a timing-only run gives the
@@ -17,38 +17,20 @@
 #define DV_UNIT_H
 
 #include "dv_config.h"
+#include "dv_gmsys.h"
 #include "dv_isa.h"
 #include "dv_mem.h"
+#include "dv_op.h"
 #include "dv_timing.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* A dispatched instruction as it sits in a pipe queue: the Scalar unit read
- * its registers when it dispatched it, so later scalar code cannot change it. */
-typedef struct dv_op {
-    dv_insn insn;
-    uint64_t r[5]; /* values of the registers named in slots R0..R4 */
-    uint64_t pc;
-} dv_op;
 
 /* Vector unit state kept between instructions. */
 typedef struct dv_vec_state {
     uint64_t mask_lo, mask_hi; /* bit mode: lanes 0-63 in lo, 64-127 in hi; counter mode: lo = count */
     dv_maskmode mode;
 } dv_vec_state;
-
-/* What one instruction did (filled by the cycles functions). */
-typedef struct dv_op_stats {
-    dv_path path;
-    uint64_t bytes;    /* bytes moved over `path` */
-    uint64_t macs;     /* Cube multiply-accumulates */
-    uint64_t fractals; /* Cube fractal steps */
-    uint64_t elem_ops; /* Vector element operations (active lanes x repeats) */
-    uint64_t repeats;  /* Vector repeats */
-    uint64_t ub_group_conflict_cycles;
-    uint64_t ub_bank_conflict_cycles;
-} dv_op_stats;
 
 typedef struct dv_unit_ctx {
     const dv_chip_config *cfg;
@@ -65,11 +47,16 @@ typedef struct dv_unit_ctx {
 
 /* At least size bytes of ctx->scratch (64-byte aligned), NULL if out of memory. */
 void *dv_unit_scratch(dv_unit_ctx *c, size_t size);
+/* Frees the units' working memory of ctx. */
+void dv_unit_ctx_free(dv_unit_ctx *c);
 
-/* Dispatch is by timing class (isa.def): DV_TC_DMA -> dv_mte_*, DV_TC_CUBE ->
- * dv_cube_*, DV_TC_FIX -> dv_fixp_*, the vector classes and DV_TC_MASK ->
- * dv_vector_*.  Synchronisation (DV_TC_SYNC) is the core's own business,
- * except set_fmatrix, which goes to dv_mte_*. */
+/* The unit that executes an instruction, by its timing class (isa.def):
+ * DV_TC_DMA -> dv_mte_*, DV_TC_CUBE -> dv_cube_*, DV_TC_FIX -> dv_fixp_*, the
+ * vector classes and DV_TC_MASK -> dv_vector_*.  Synchronisation
+ * (DV_TC_SYNC) is the core's own business (1 cycle, no effect here), except
+ * set_fmatrix, which goes to dv_mte_*. */
+uint64_t dv_unit_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
+bool dv_unit_exec(dv_unit_ctx *c, const dv_op *op);
 
 /* Vector unit (pipe V): every vector instruction of isa.def, set_mask and
  * set_mask_mode. */
@@ -81,7 +68,6 @@ bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op);
  * FixPipe write, else the one range of st->bytes at its GM operand.  The
  * footprint of the semantics in units/xfer, for the core's L2 and
  * same-address accounting. */
-typedef void (*dv_gm_range_fn)(void *user, uint64_t addr, uint64_t len, bool write);
 void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn, void *user);
 
 /* Cube (pipe M): mmad. */

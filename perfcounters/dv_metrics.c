@@ -1,9 +1,7 @@
-/* metrics.c - msprof op metric groups from the event catalogue.  Ratios are
- * busy (or waiting) cycles over the run's cycles; bandwidths are bytes over
- * the run time at the chip clock.  The chip row sums the cores' events and
- * divides by cores x cycles. */
-#include "core_internal.h"
-#include "dv_events.h"
+/* dv_metrics.c - msprof op metric groups from the event catalogue.  Ratios
+ * are busy (or waiting) cycles over the run's cycles; bandwidths are bytes
+ * over the run time at the chip clock.  The chip row sums the cores' events
+ * and divides by cores x cycles. */
 #include "dv_metrics.h"
 
 #include <strings.h>
@@ -31,7 +29,7 @@ int dv_metric_group_find(const char *name)
 }
 
 typedef struct ctx {
-    const dv_sim *sim;
+    const dv_counter_source *src;
     unsigned first, last; /* cores summed */
     double cycles, cores, seconds;
 } ctx;
@@ -41,7 +39,7 @@ static double ev(const ctx *x, dv_event_id e)
 {
     double v = 0;
     for (unsigned c = x->first; c <= x->last; c++)
-        v += (double)core_event_value(dv_sim_core(x->sim, c), e);
+        v += (double)x->src->read(x->src->user, c, e);
     return v;
 }
 
@@ -64,20 +62,19 @@ static double gbps(const ctx *x, double bytes)
     return x->seconds > 0 ? bytes / (x->seconds * 1e9) : 0;
 }
 
-void dv_metrics_compute(const dv_sim *sim, const dv_run_result *res, unsigned g, unsigned c,
+void dv_metrics_compute(const dv_counter_source *src, const dv_metric_run *run, unsigned g, unsigned c,
                         dv_metric_row *row)
 {
     row->n = 0;
-    ctx x = {sim, c, c, (double)res->cycles, 1, 0};
-    if (c == UINT32_MAX) {
+    ctx x = {src, c, c, (double)run->cycles, 1, 0};
+    if (c == DV_METRIC_CHIP) {
         x.first = 0;
-        x.last = res->ncores - 1;
-        x.cores = res->ncores;
+        x.last = run->ncores - 1;
+        x.cores = run->ncores;
     }
-    const dv_chip_config *cfg = dv_sim_config(sim);
-    double hz = (double)cfg->clock_mhz * 1e6, us = (double)res->cycles / hz * 1e6;
-    x.seconds = (double)res->cycles / hz;
-    double peak = dv_config_core_macs_fp16(cfg);
+    double us = (double)run->cycles / run->clock_hz * 1e6;
+    x.seconds = (double)run->cycles / run->clock_hz;
+    double peak = run->peak_macs_fp16;
     switch (g) {
     case 0: /* PipeUtilization */
         add(row, "total_cycles", "cycles", x.cycles);
@@ -139,8 +136,13 @@ void dv_metrics_compute(const dv_sim *sim, const dv_run_result *res, unsigned g,
         double vbusy = ev(&x, DV_EV_VECTOR_BUSY);
         double bank = ev(&x, DV_EV_UB_BANK_CONFLICT), group = ev(&x, DV_EV_UB_BANKGROUP_CONFLICT);
         double full = 0;
-        for (unsigned e = DV_EV_SCALAR_QUEUE_FULL; e <= DV_EV_FIXP_QUEUE_FULL; e += 4)
-            full += ev(&x, (dv_event_id)e);
+        static const dv_event_id queue_full[] = {
+#define DV_PIPE_ROW(id, evname, asm_name, lane, key, busy) DV_EV_##evname##_QUEUE_FULL,
+#include "pipes.def"
+#undef DV_PIPE_ROW
+        };
+        for (unsigned i = 0; i < sizeof queue_full / sizeof queue_full[0]; i++)
+            full += ev(&x, queue_full[i]);
         add(row, "cube_wait_ratio", "", ratio(&x, ev(&x, DV_EV_CUBE_WAIT)));
         add(row, "vec_wait_ratio", "", ratio(&x, ev(&x, DV_EV_VECTOR_WAIT)));
         add(row, "vec_bankgroup_cflt_ratio", "", vbusy > 0 ? group / vbusy : 0);

@@ -1,12 +1,15 @@
-/* dv_trace.h - what the cores tell a tracer or a visualiser as they run.
+/* dv_hooks.h - the one interface through which a simulation tells its
+ * observers what happens, and lets a front end take over between slices of
+ * simulated time.  Tracers (the Chrome-trace writer in viz/trace/), the
+ * visualiser (viz/), host counters (dv_sim_perf.h) and tests fill a
+ * dv_sim_hooks and add it to a simulation before the run starts
+ * (dv_sim_add_hooks); the simulator includes none of them.
  *
- * A front end (the Chrome-trace writer in viz/trace/, the SDL window in
- * viz/) fills a dv_trace_sink and attaches it to a simulation before the
- * run starts (dv_sim_attach_trace).  The cores call the sink at the
- * simulated time things happen, so the cycle of successive calls never goes
- * back (`start` of a wait or a stall lies in the past; the call comes when it
- * ends).  The core does no I/O and keeps no state for the sink; without a
- * sink every hook is one NULL test.  Any function of the sink may be NULL.
+ * The cores call the hooks at the simulated time things happen, so the
+ * cycle of successive calls never goes back (`start` of a wait or a stall
+ * lies in the past; the call comes when it ends).  The core does no I/O and
+ * keeps no state for an observer; without one every hook is one NULL test.
+ * Any function may be NULL.
  *
  * Lanes are the pipes of dv_isa.h: DV_PIPE_S is the Scalar unit, then
  * VECTOR, CUBE, MTE1, MTE2, MTE3, FIXP.  Every instruction a lane counts in
@@ -24,16 +27,18 @@
  * The Scalar unit's blocked intervals (a full queue, a wait_flag with
  * dst=s, pipe_barrier pipe=all) are not instructions: `stall` reports each
  * one when it ends. */
-#ifndef DV_TRACE_H
-#define DV_TRACE_H
+#ifndef DV_HOOKS_H
+#define DV_HOOKS_H
 
 #include "dv_isa.h"
 #include "dv_mem.h"
-#include "dv_unit.h"
+#include "dv_op.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct dv_sim;
+struct dv_run_result;
 
 typedef struct dv_trace_insn {
     unsigned core;         /* index in the launch (dv_sim_core) */
@@ -80,16 +85,33 @@ typedef struct dv_trace_stall {
     uint64_t pc;         /* the instruction the Scalar unit is held at */
 } dv_trace_stall;
 
-typedef struct dv_trace_sink {
+typedef struct dv_sim_hooks {
     void *user; /* passed to every function */
-    /* The launch has created its cores (dv_sim_ncores, dv_sim_core), before
-     * the first block starts. */
+    /* The launch has created its cores (dv_sim_ncores, dv_sim_core_info),
+     * before the first block starts. */
     void (*launch)(void *user, const struct dv_sim *sim);
     /* A core starts block block_idx (its first, or the next of a wave). */
     void (*block)(void *user, unsigned core, uint64_t block_idx, uint64_t cycle);
     void (*insn)(void *user, const dv_trace_insn *ev);
     void (*flag)(void *user, const dv_trace_flag *ev);
     void (*stall)(void *user, const dv_trace_stall *ev);
-} dv_trace_sink;
+    /* A clock: after launch, period(user) gives the cycles between ticks (0:
+     * none); tick(user, cycle) then comes every period cycles, after the
+     * cores' events of that cycle.  Ticks alone do not keep a run going. */
+    uint64_t (*period)(void *user);
+    void (*tick)(void *user, uint64_t cycle);
+    /* The run has ended at `cycles` (done: every block finished), from
+     * dv_sim_finish. */
+    void (*end)(void *user, uint64_t cycles, bool done);
+    /* Control between slices, for a front end that needs it while someone
+     * else calls dv_sim_run (an operator's launches): dv_sim_run fires the
+     * events up to the cycle pace() returns, calls it again, and so on until
+     * the run ends.  pace() may draw, wait for input (pausing the run), call
+     * dv_sim_interrupt, or return UINT64_MAX to let the run go to its end;
+     * it should return a later cycle each time (dv_sim_now does not move over
+     * a slice that holds no event).  The slices change nothing in the
+     * simulation.  At most one observer of a run paces it. */
+    uint64_t (*pace)(void *user, struct dv_sim *sim);
+} dv_sim_hooks;
 
 #endif

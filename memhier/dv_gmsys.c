@@ -1,0 +1,154 @@
+/* dv_gmsys.c - L2, HBM and same-address serialisation (see dv_gmsys.h). */
+#include "dv_gmsys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+dv_status dv_gmsys_init(dv_gmsys *g, uint64_t l2_bytes, uint64_t line_bytes, unsigned ways,
+                        uint64_t hbm_bytes_per_cycle, uint64_t l2_bw_ratio, dv_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->line_bytes = line_bytes;
+    g->hbm_bytes_per_cycle = hbm_bytes_per_cycle;
+    g->l2_bw_ratio = l2_bw_ratio;
+    if (l2_bytes) {
+        g->l2 = dv_l2_create(l2_bytes, line_bytes, ways, err);
+        if (!g->l2)
+            return err ? err->status : DV_ERR_NOMEM;
+    }
+    return DV_OK;
+}
+
+dv_status dv_gmsys_track_owners(dv_gmsys *g, dv_error *err)
+{
+    if (!g->owners)
+        g->owners = calloc(DV_GM_OWNER_SLOTS, sizeof *g->owners);
+    return g->owners ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+}
+
+void dv_gmsys_free(dv_gmsys *g)
+{
+    dv_l2_destroy(g->l2);
+    free(g->owners);
+    memset(g, 0, sizeof *g);
+}
+
+typedef struct l2_visit {
+    dv_gmsys *g;
+    dv_l2_counts *counts;
+    uint64_t hbm; /* bytes the access causes on HBM */
+} l2_visit;
+
+static void l2_range(void *user, uint64_t addr, uint64_t len, bool write)
+{
+    l2_visit *v = user;
+    if (v->g->l2) {
+        v->hbm += dv_l2_access(v->g->l2, addr, len, write, v->counts);
+    } else {
+        v->hbm += len;
+        if (write)
+            v->counts->write_misses++;
+        else
+            v->counts->read_misses++;
+    }
+}
+
+/* Same-address serialisation, line by line: offset is the transfer's bytes
+ * before the current range, lead its start-up cycles, cpb its cycles per
+ * byte once the bytes flow. */
+typedef struct owner_scan {
+    dv_gmsys *g;
+    uint64_t requester;
+    uint64_t now;    /* the transfer's earliest start */
+    uint64_t ready;  /* the earliest start at which every line is free when it is reached */
+    uint64_t start;  /* set before the marking pass */
+    uint64_t offset; /* bytes of the transfer before this range */
+    double lead;     /* cycles before the first byte moves */
+    double cpb;      /* cycles per byte of this transfer */
+} owner_scan;
+
+static dv_gm_line *owner_slot(dv_gmsys *g, uint64_t line)
+{
+    return &g->owners[line % DV_GM_OWNER_SLOTS];
+}
+
+static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
+{
+    (void)write;
+    owner_scan *o = user;
+    uint64_t lb = o->g->line_bytes;
+    for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
+        dv_gm_line *e = owner_slot(o->g, ln);
+        if (e->line != ln + 1 || e->core == o->requester)
+            continue;
+        uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
+        uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len;
+        uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
+        uint64_t done = (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
+        /* our copy of the line would overlap the other core's: start late
+         * enough that it begins when theirs is through */
+        if (o->now + lead < e->busy_until && o->now + done > e->busy_from && e->busy_until - lead > o->ready)
+            o->ready = e->busy_until - lead;
+    }
+    o->offset += len;
+}
+
+static void mark_range(void *user, uint64_t addr, uint64_t len, bool write)
+{
+    (void)write;
+    owner_scan *o = user;
+    uint64_t lb = o->g->line_bytes;
+    for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
+        dv_gm_line *e = owner_slot(o->g, ln);
+        uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
+        uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0);
+        e->line = ln + 1;
+        e->core = o->requester;
+        e->busy_from = o->start + (uint64_t)(o->lead + (double)at * o->cpb);
+        e->busy_until = o->start + (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
+    }
+    o->offset += len;
+}
+
+static uint64_t serve(uint64_t *free_at, uint64_t now, uint64_t bytes, uint64_t per_cycle)
+{
+    uint64_t start = *free_at > now ? *free_at : now;
+    *free_at = start + (bytes + per_cycle - 1) / per_cycle;
+    return *free_at - now;
+}
+
+uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts, uint64_t *serialised)
+{
+    uint64_t now = x->now, cycles = x->path_cycles;
+    /* The bytes flow at the path's rate; the rest of the transfer's cycles
+     * (DMA head, GM latency) come first and hold no line. */
+    double bw = (double)x->path_bw, flow = bw > 0 ? (double)x->bytes / bw : 0;
+    double lead = (double)x->path_cycles > flow ? (double)x->path_cycles - flow : 0;
+    owner_scan o = {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0};
+    if (g->owners)
+        x->visit(x->visit_ctx, scan_range, &o);
+    if (o.ready > now) {
+        *serialised += o.ready - now;
+        now = o.ready; /* the transfer's bytes start once the lines are free */
+    }
+    l2_visit lv = {g, counts, 0};
+    x->visit(x->visit_ctx, l2_range, &lv);
+    if (g->l2) {
+        uint64_t t = serve(&g->l2_free, now, x->bytes, g->hbm_bytes_per_cycle * g->l2_bw_ratio);
+        cycles = t > cycles ? t : cycles;
+    }
+    if (lv.hbm) {
+        uint64_t t = serve(&g->hbm_free, now, lv.hbm, g->hbm_bytes_per_cycle);
+        cycles = t > cycles ? t : cycles;
+    }
+    cycles += now - x->now; /* the wait for lines held by other cores */
+    if (g->owners) {
+        o.start = now;
+        o.offset = 0;
+        /* the actual duration may exceed the path's (shared L2 / HBM) */
+        double dur = (double)(cycles - (now - x->now));
+        o.cpb = x->bytes ? (dur > lead ? dur - lead : 0) / (double)x->bytes : 0;
+        x->visit(x->visit_ctx, mark_range, &o);
+    }
+    return cycles;
+}

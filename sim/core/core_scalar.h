@@ -1,0 +1,11 @@
+/* core_scalar.h - the Scalar unit: fetch, scalar instructions, CSRs, and
+ * dispatch of everything else into the pipe queues. */
+#ifndef DV_CORE_SCALAR_H
+#define DV_CORE_SCALAR_H
+
+#include "core_state.h"
+
+/* The Scalar unit's event (dv_event_fn). */
+void core_scalar_event(dv_event *ev, void *ctx);
+
+#endif

@@ -1,0 +1,105 @@
+/* core_state.h - the state of one simulated AI core, shared by the core's
+ * modules (core_*.c) and the launch (sim.c).  Not seen outside sim/: front
+ * ends read a core through dv_sim_core_info.
+ *
+ * The Scalar unit fetches every instruction, runs scalar ones itself and
+ * dispatches the rest, with their register values, into the queue of the
+ * pipe that owns them; it stalls while that queue is full.  Each pipe runs
+ * its queue in order, one instruction at a time: set_flag fires when it
+ * reaches the head (the work before it is done), wait_flag blocks the pipe
+ * until its flag is set.  An instruction's functional effect happens when it
+ * completes, at the simulated time its pipe finishes it. */
+#ifndef DV_CORE_STATE_H
+#define DV_CORE_STATE_H
+
+#include "dv_config.h"
+#include "dv_evq.h"
+#include "dv_gmsys.h"
+#include "dv_hooks.h"
+#include "dv_obj.h"
+#include "dv_pmu.h"
+#include "dv_sim.h"
+#include "dv_unit.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { DV_SDATA_BYTES = 65536 };
+
+typedef struct dv_pipe_state {
+    dv_op *queue; /* ring of `depth` entries */
+    unsigned head, count, depth;
+    dv_event ev; /* issue and completion of this pipe */
+    bool busy;
+    dv_op cur; /* the instruction in flight */
+    uint64_t busy_since;
+    uint64_t last_end; /* when the previous unit instruction finished (back-to-back issue) */
+    bool has_run;      /* a unit instruction has completed, so last_end is meaningful */
+    bool waiting;      /* head is a wait_flag whose flag is not set */
+    uint64_t wait_since;
+    struct dv_core *core;
+    dv_pipe id;
+} dv_pipe_state;
+
+/* Cross-core flags of a launch (split chips, facts #58): one counter per
+ * core and flag id, and how many sets a wait on it consumes. */
+typedef struct dv_cc_net {
+    struct dv_core **cores; /* every core of the launch */
+    unsigned ncores;
+    uint8_t *count; /* [core][id] */
+    uint8_t *need;  /* [core][id]: sets one wait consumes (from the last set's mode) */
+} dv_cc_net;
+
+typedef struct dv_core {
+    const dv_chip_config *cfg;
+    dv_evq *q;
+    const dv_obj *obj;
+    dv_insn *text;      /* .text, decoded on first fetch */
+    uint8_t *text_ok;   /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
+    uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
+    size_t ninsns;
+    uint64_t regs[DV_NUM_REGS];
+    uint64_t pc;
+    /* identity, readable through CSRs */
+    uint64_t core_id, block_idx, block_dim, core_type;
+    uint64_t sub_idx, sub_dim; /* an AIV's index in its AIC group, and the group's AIV count */
+    unsigned group;            /* mix launches: the AIC group this core belongs to */
+    unsigned net_index;        /* index in the launch (and in cc->cores) */
+    dv_cc_net *cc;             /* NULL outside split-chip launches */
+    /* Scalar unit */
+    dv_event scalar_ev;
+    bool ended;     /* `end` fetched */
+    int stalled_on; /* pipe whose full queue stalls the Scalar unit, or -1 */
+    uint64_t stall_since;
+    bool barrier_wait;          /* pipe_barrier pipe=all: waiting for every pipe to drain */
+    int scalar_flag_wait;       /* waiting for a flag with dst = S: src * 256 + id, or -1 */
+    uint64_t scalar_wait_since; /* start of the current flag or barrier wait */
+    uint64_t instret;
+    dv_pipe_state pipes[DV_PIPE_COUNT];
+    uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
+    /* buffers and unit state */
+    dv_mem mem[DV_MEM_KIND_COUNT];
+    dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
+    dv_gm *gm;
+    dv_gmsys *gmsys; /* the chip's L2 and HBM, shared with its other cores */
+    const dv_obj_kernel *kernel;
+    /* Called when a block finishes (stop == DONE); it may start the next
+     * block with dv_core_start_block, which clears stop again. */
+    void (*on_done)(struct dv_core *c, void *user);
+    void *on_done_user;
+    uint64_t blocks_run;
+    uint64_t active_cycles; /* sum over the blocks of (end - start) */
+    uint64_t block_start;
+    dv_vec_state vec;
+    uint64_t fmatrix;
+    dv_unit_ctx ctx;
+    dv_pmu pmu;
+    const dv_sim_hooks *hooks; /* the observers' event functions, or NULL (set by dv_sim) */
+    /* outcome */
+    dv_stop stop;
+    uint64_t end_cycle;
+    char stop_msg[1024];
+    dv_core_stats stats;
+} dv_core;
+
+#endif
