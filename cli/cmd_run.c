@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "dv_asm.h"
 #include "dv_fp.h"
-#include "dv_operator.h"
+#include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
 #include "run_report.h"
@@ -394,7 +394,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 }
 
 /* An operator run: the operator's host part does the binding. */
-static int setup_operator(run_opts *o, const dv_operator *op, const dv_chip_config *cfg, dv_opr_run **opr)
+static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_request *req)
 {
     if (o->kernel || o->nargs || o->ngms)
         return cli_usage_error("run",
@@ -403,20 +403,15 @@ static int setup_operator(run_opts *o, const dv_operator *op, const dv_chip_conf
                                op->name);
     if (o->ninputs > DV_OPR_MAX_INPUTS)
         return cli_usage_error("run", "at most %d --input options", DV_OPR_MAX_INPUTS);
-    dv_opr_request req = {.variant = o->variant,
-                          .dtype = o->dtype,
-                          .shape = o->shape,
-                          .seed = o->seed,
-                          .blocks = o->blocks,
-                          .ninputs = (unsigned)o->ninputs};
+    *req = (dv_opr_request){.variant = o->variant,
+                            .dtype = o->dtype,
+                            .shape = o->shape,
+                            .seed = o->seed,
+                            .blocks = o->blocks,
+                            .ninputs = (unsigned)o->ninputs};
     for (int i = 0; i < o->ninputs; i++) {
-        req.input_name[i] = o->inputs[i].name;
-        req.input_file[i] = o->inputs[i].spec;
-    }
-    dv_error err = {DV_OK, ""};
-    if (dv_opr_create(op, &req, cfg, o->data, opr, &err) != DV_OK) {
-        fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
-        return dv_status_exit_code(err.status);
+        req->input_name[i] = o->inputs[i].name;
+        req->input_file[i] = o->inputs[i].spec;
     }
     return 0;
 }
@@ -459,36 +454,6 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
            res->ncores, res->ncores == 1 ? "" : "s", rl.cube_cycles, rl.vec_cycles,
            dv_path_name(r->work.read_path), rl.read_cycles, dv_path_name(r->work.write_path), rl.write_cycles,
            rl.hbm_cycles, rl.bound_by, rl.bound_cycles, 100.0 * rl.achieved);
-}
-
-static void add_operator_stats(const dv_opr_run *r, const dv_run_result *res, dv_stat_list *l)
-{
-    dv_opr_roofline rl;
-    dv_opr_roofline_of(r, res, &rl);
-    const dv_opr_check *c = &r->check;
-    dv_stats_add(l, "bool", "1: the outputs matched the reference (0: mismatch or not checked)",
-                 c->done && !c->mismatches, true, "op.check_passed");
-    dv_stats_add(l, "elements", "output elements compared with the reference", (double)c->compared, true,
-                 "op.check_compared");
-    dv_stats_add(l, "elements", "output elements outside the tolerance", (double)c->mismatches, true,
-                 "op.check_mismatches");
-    dv_stats_add(l, "", "largest absolute error", c->max_abs, false, "op.max_abs_err");
-    dv_stats_add(l, "", "largest relative error", c->max_rel, false, "op.max_rel_err");
-    dv_stats_add(l, "blocks", "block_dim chosen by the tiling", (double)r->block_dim, true, "op.block_dim");
-    dv_opr_launch sum;
-    dv_opr_totals(r, &sum);
-    dv_stats_add(l, "launches", "kernel launches of the operator run", (double)r->nlaunched, true,
-                 "op.launches");
-    dv_stats_add(l, "cycles", "core cycles summed over the launches", (double)sum.cycles, true,
-                 "op.total_cycles");
-    dv_stats_add(l, "bytes", "GM -> core bytes summed over the launches", (double)sum.gm_read, true,
-                 "op.gm_read_bytes");
-    dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)sum.gm_write, true,
-                 "op.gm_write_bytes");
-    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", rl.bound_cycles,
-                 false, "op.roofline.bound_cycles");
-    dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * rl.achieved, false,
-                 "op.roofline.achieved_pct");
 }
 
 static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_config *cfg)
@@ -558,6 +523,171 @@ static void run_title(const run_opts *o, const dv_opr_run *opr, dv_sim *sim, cha
         snprintf(buf + n, size - n, " on %s", dv_sim_config(sim)->name);
 }
 
+/* What a run needs besides its simulation: counters, a trace, a window. */
+typedef struct run_state {
+    run_opts *o;
+    const cli_run_hooks *hooks;
+    pmu_ctx pc;
+    run_trace rt;
+    char title[256];
+    int rc; /* the exit code of a failure in attach() */
+} run_state;
+
+/* Attaches what the options ask for to the simulation about to run. */
+static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
+{
+    run_opts *o = rs->o;
+    const char *cmd = rs->hooks ? rs->hooks->cmd : "run";
+    int rc;
+    if (o->pmu && (rc = run_pmu_setup(&rs->pc, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
+        return rc;
+    if (opr && opr->launches > 1 && o->pmu)
+        return cli_usage_error(cmd, "--pmu follows one launch; %s runs %u (variant %s)", opr->op->name,
+                               opr->launches, dv_opr_variant(opr));
+    run_title(o, opr, sim, rs->title, sizeof rs->title);
+    if (rs->hooks && o->trace.path)
+        return cli_usage_error(cmd, "the window replaces the trace: use dvsim run --trace");
+    if (opr && opr->launches > 1 && (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
+        return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
+                               rs->hooks ? "dvsim viz" : "--trace", opr->op->name, opr->launches,
+                               dv_opr_variant(opr));
+    if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
+        return rc;
+    if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0) {
+        run_trace_end(&rs->rt, NULL, true);
+        return rc;
+    }
+    return 0;
+}
+
+static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
+{
+    run_state *rs = user;
+    rs->rc = attach(rs, dv_opr_sim(r), r);
+    return rs->rc ? dv_error_set(err, DV_ERR_USAGE, "(reported)") : DV_OK;
+}
+
+/* After the run: the trace, the window, the report, the files.  stats are
+ * the run's statistics (an operator's with its op.* figures). */
+static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_run_result *res,
+                  const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr, const uint64_t *len)
+{
+    run_opts *o = rs->o;
+    int rc;
+    if ((rc = run_trace_end(&rs->rt, res, o->json)) != 0)
+        return rc;
+    if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
+        return rc;
+    dv_buf js = DV_BUF_INIT;
+    dv_stats_json(stats, &js);
+    if (o->json)
+        fputs(js.data, stdout);
+    else {
+        if (opr)
+            print_operator(opr, res);
+        run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
+    }
+    if (o->outdir)
+        rc = write_outdir(o->outdir, &js, cfg);
+    dv_buf_free(&js);
+    if (!rc)
+        rc = write_dumps(o, sim, opr, addr, len);
+    if (o->metrics && !o->json)
+        run_print_metrics(sim, res, (unsigned)dv_metric_group_find(o->metrics));
+    if (rs->pc.perf) {
+        int prc = run_pmu_finish(&rs->pc, o->json);
+        if (!rc)
+            rc = prc;
+    }
+    if (res->stop == DV_STOP_INTERRUPTED && rs->hooks && !run_trace_sigint()) {
+        /* the window was closed (or its frames were drawn): a normal end */
+        fprintf(stderr, "dvsim %s: %s\n", rs->hooks->cmd, res->message);
+    } else if (res->stop != DV_STOP_DONE) {
+        fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res->stop), res->message);
+        if (!rc)
+            rc = res->stop == DV_STOP_INTERRUPTED ? 130 : 1;
+    } else if (opr && opr->check.mismatches) {
+        fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
+                opr->op->name, (unsigned long long)opr->check.mismatches, (unsigned long long)opr->check.compared);
+        if (!rc)
+            rc = 1;
+    }
+    return rc;
+}
+
+static void detach(run_state *rs, dv_sim *sim)
+{
+    if (rs->pc.perf) {
+        dv_samples_close(rs->pc.w, NULL);
+        dv_sim_perf_close(sim, rs->pc.perf);
+    }
+}
+
+/* An operator, through the operator driver (dv_opjob.h). */
+static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_config *cfg)
+{
+    dv_opjob job = {.op = op, .cfg = cfg, .data = rs->o->data, .max_cycles = rs->o->max_cycles,
+                    .before = attach_operator, .user = rs};
+    int rc = operator_request(rs->o, op, &job.req);
+    if (rc)
+        return rc;
+    dv_opjob_result jr;
+    dv_error err = {DV_OK, ""};
+    if (dv_opjob_run(&job, &jr, &err) != DV_OK) {
+        if (rs->rc)
+            rc = rs->rc;
+        else if (!jr.run) {
+            fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
+            rc = dv_status_exit_code(err.status);
+        } else {
+            run_trace_end(&rs->rt, NULL, true);
+            rc = cli_fail(&err);
+        }
+    } else {
+        rc = report(rs, dv_opr_sim(jr.run), jr.run, &jr.res, &jr.stats, cfg, NULL, NULL);
+    }
+    if (jr.run)
+        detach(rs, dv_opr_sim(jr.run));
+    dv_opjob_free(&jr);
+    return rc;
+}
+
+/* A kernel object, or a .dvs source assembled on the fly. */
+static int run_kernel(run_state *rs, const dv_chip_config *cfg)
+{
+    run_opts *o = rs->o;
+    struct stat sb;
+    if (!strchr(o->path, '/') && !strchr(o->path, '.') && stat(o->path, &sb) != 0 && *o->path)
+        return cli_usage_error("run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
+                               o->path);
+    dv_error err = {DV_OK, ""};
+    dv_sim *sim = dv_sim_create(cfg, o->data, &err);
+    if (!sim)
+        return cli_fail(&err);
+    dv_obj *obj = NULL;
+    uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
+    int rc = setup_kernel(o, sim, &obj, addr, len);
+    if (!rc)
+        rc = attach(rs, sim, NULL);
+    if (!rc) {
+        dv_run_result res;
+        dv_stat_list stats;
+        if (dv_sim_run(sim, o->max_cycles, &res, &err) != DV_OK) {
+            run_trace_end(&rs->rt, NULL, true);
+            rc = cli_fail(&err);
+        } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
+            rc = cli_fail(&err);
+        } else {
+            rc = report(rs, sim, NULL, &res, &stats, cfg, addr, len);
+            dv_stats_free(&stats);
+        }
+    }
+    detach(rs, sim);
+    dv_sim_destroy(sim);
+    dv_obj_destroy(obj);
+    return rc;
+}
+
 int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
 {
     run_opts o;
@@ -572,133 +702,12 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     for (int i = 0; i < o.nsets; i++)
         if (dv_config_set_kv(&cfg, o.sets[i], &err) != DV_OK)
             return cli_fail(&err);
-
+    run_state rs;
+    memset(&rs, 0, sizeof rs);
+    rs.o = &o;
+    rs.hooks = hooks;
     /* An operator name, unless a file of that name exists. */
-    const dv_operator *op = NULL;
     struct stat sb;
-    if (stat(o.path, &sb) != 0)
-        op = dv_operator_find(o.path);
-    dv_opr_run *opr = NULL;
-    dv_obj *obj = NULL;
-    dv_sim *sim = NULL;
-    uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
-    pmu_ctx pc;
-    memset(&pc, 0, sizeof pc);
-    if (op) {
-        if ((rc = setup_operator(&o, op, &cfg, &opr)) != 0)
-            return rc;
-        sim = dv_opr_sim(opr);
-    } else {
-        size_t n = strlen(o.path);
-        if (!strchr(o.path, '/') && !strchr(o.path, '.') && stat(o.path, &sb) != 0 && n)
-            return cli_usage_error(
-                "run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file", o.path);
-        if (!(sim = dv_sim_create(&cfg, o.data, &err)))
-            return cli_fail(&err);
-        if ((rc = setup_kernel(&o, sim, &obj, addr, len)) != 0)
-            goto done;
-    }
-    if (o.pmu && (rc = run_pmu_setup(&pc, sim, o.pmu, o.pmu_period, o.pmu_ring, o.outdir)) != 0)
-        goto done;
-    if (opr && dv_opr_before_run(opr, &err) != DV_OK) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (opr && opr->launches > 1 && o.pmu) {
-        rc = cli_usage_error("run", "--pmu follows one launch; %s runs %u (variant %s)", op->name,
-                             opr->launches, dv_opr_variant(opr));
-        goto done;
-    }
-    run_trace rt;
-    memset(&rt, 0, sizeof rt);
-    char title[256];
-    run_title(&o, opr, sim, title, sizeof title);
-    if (hooks && o.trace.path) {
-        rc = cli_usage_error(hooks->cmd, "the window replaces the trace: use dvsim run --trace");
-        goto done;
-    }
-    if (opr && opr->launches > 1 && (o.trace.path || hooks)) {
-        /* the trace and the window follow one simulation */
-        rc = cli_usage_error(hooks ? hooks->cmd : "run", "%s follows one launch; %s runs %u (variant %s)",
-                             hooks ? "dvsim viz" : "--trace", op->name, opr->launches, dv_opr_variant(opr));
-        goto done;
-    }
-    if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rt, &o.trace, sim, title)) != 0)
-        goto done;
-    if (hooks && (rc = hooks->before(hooks->user, sim, title)) != 0) {
-        run_trace_end(&rt, NULL, true);
-        goto done;
-    }
-    dv_run_result res;
-    /* An operator may run several launches (dv_operator.next_launch): the
-     * report is of the last one, the operator section sums them all. */
-    if ((opr ? dv_opr_run_launches(opr, o.max_cycles, &res, &err)
-             : dv_sim_run(sim, o.max_cycles, &res, &err)) != DV_OK) {
-        run_trace_end(&rt, NULL, true);
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if ((rc = run_trace_end(&rt, &res, o.json)) != 0)
-        goto done;
-    if (hooks && hooks->after && (rc = hooks->after(hooks->user, sim, &res)) != 0)
-        goto done;
-    if (opr)
-        sim = dv_opr_sim(opr);
-    if (opr && res.stop == DV_STOP_DONE && dv_opr_check_outputs(opr, &err) != DV_OK) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    dv_stat_list stats;
-    if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (opr)
-        add_operator_stats(opr, &res, &stats);
-    dv_buf js = DV_BUF_INIT;
-    dv_stats_json(&stats, &js);
-    if (o.json)
-        fputs(js.data, stdout);
-    else {
-        if (opr)
-            print_operator(opr, &res);
-        run_print_report(sim, dv_sim_kernel(sim)->name, &res, &stats);
-    }
-    if (o.outdir)
-        rc = write_outdir(o.outdir, &js, &cfg);
-    dv_buf_free(&js);
-    dv_stats_free(&stats);
-    if (!rc)
-        rc = write_dumps(&o, sim, opr, addr, len);
-    if (o.metrics && !o.json)
-        run_print_metrics(sim, &res, (unsigned)dv_metric_group_find(o.metrics));
-    if (pc.perf) {
-        int prc = run_pmu_finish(&pc, o.json);
-        if (!rc)
-            rc = prc;
-    }
-    if (res.stop == DV_STOP_INTERRUPTED && hooks && !run_trace_sigint()) {
-        /* the window was closed (or its frames were drawn): a normal end */
-        fprintf(stderr, "dvsim %s: %s\n", hooks->cmd, res.message);
-    } else if (res.stop != DV_STOP_DONE) {
-        fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res.stop), res.message);
-        if (!rc)
-            rc = res.stop == DV_STOP_INTERRUPTED ? 130 : 1;
-    } else if (opr && opr->check.mismatches) {
-        fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
-                op->name, (unsigned long long)opr->check.mismatches, (unsigned long long)opr->check.compared);
-        if (!rc)
-            rc = 1;
-    }
-done:
-    if (pc.perf) {
-        dv_samples_close(pc.w, NULL);
-        dv_sim_perf_close(sim, pc.perf);
-    }
-    if (opr)
-        dv_opr_destroy(opr);
-    else
-        dv_sim_destroy(sim);
-    dv_obj_destroy(obj);
-    return rc;
+    const dv_operator *op = stat(o.path, &sb) != 0 ? dv_operator_find(o.path) : NULL;
+    return op ? run_operator(&rs, op, &cfg) : run_kernel(&rs, &cfg);
 }

@@ -1,8 +1,8 @@
-/* op_exec.c - one operator run reduced to its figures (regress, bench). */
+/* op_exec.c - one operator run of a regress entry or a bench workload,
+ * through the operator driver (dv_opjob.h), reduced to its figures. */
 #include "op_exec.h"
-#include "cli.h"
 
-#include "dv_stats.h"
+#include "dv_opjob.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,54 +37,33 @@ void op_exec(const op_spec *s, op_outcome *o)
         fail(o, dv_status_exit_code(err.status), err.msg);
         return;
     }
-    dv_opr_request req = {
-        .variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks};
-    dv_opr_run *r;
-    if (dv_opr_create(op, &req, &cfg, s->data, &r, &err) != DV_OK) {
+    dv_opjob job = {.op = op,
+                    .req = {.variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks},
+                    .cfg = &cfg,
+                    .data = s->data,
+                    .no_check = s->no_check,
+                    .max_cycles = 2000000000ull};
+    dv_opjob_result r;
+    if (dv_opjob_run(&job, &r, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);
-        return;
+    } else if (r.res.stop != DV_STOP_DONE) {
+        fail(o, 1, r.res.message ? r.res.message : dv_stop_name(r.res.stop));
+    } else {
+        /* A run of several launches (an unfused graph) counts all their
+         * cycles; its utilisation and bytes are the last launch's. */
+        o->cycles = r.cycles;
+        o->cube_pct = r.cube_pct;
+        o->vector_pct = r.vector_pct;
+        memcpy(o->path_bytes, r.path_bytes, sizeof o->path_bytes);
+        o->insns = r.insns;
+        o->macs = r.macs;
+        o->checked = r.checked;
+        o->passed = r.passed;
+        o->max_abs = r.run->check.max_abs;
+        o->max_rel = r.run->check.max_rel;
+        o->host_seconds = r.sim_seconds;
+        if (o->checked && !o->passed)
+            fail(o, 1, r.run->check.first_bad[0] ? r.run->check.first_bad : "no output compared");
     }
-    dv_run_result res;
-    dv_stat_list l = {NULL, 0, 0};
-    double t0 = cli_now();
-    if (dv_opr_before_run(r, &err) != DV_OK || dv_opr_run_launches(r, 2000000000ull, &res, &err) != DV_OK) {
-        fail(o, dv_status_exit_code(err.status), err.msg);
-        goto done;
-    }
-    o->host_seconds = cli_now() - t0;
-    if (res.stop != DV_STOP_DONE) {
-        fail(o, 1, res.message ? res.message : dv_stop_name(res.stop));
-        goto done;
-    }
-    if ((!s->no_check && dv_opr_check_outputs(r, &err) != DV_OK) ||
-        dv_stats_collect(dv_opr_sim(r), &res, &l, &err) != DV_OK) {
-        fail(o, dv_status_exit_code(err.status), err.msg);
-        goto done;
-    }
-    /* A run of several launches (an unfused graph) counts all their cycles;
-     * its utilisation and bytes are the last launch's. */
-    dv_opr_launch sum;
-    dv_opr_totals(r, &sum);
-    o->cycles = r->nlaunched > 1 ? sum.cycles : res.cycles;
-    o->cube_pct = dv_stats_find(&l, "chip.cube.utilisation_avg_pct")->value;
-    o->vector_pct = dv_stats_find(&l, "chip.vector.utilisation_avg_pct")->value;
-    for (unsigned i = 0;; i++) {
-        dv_core_info c;
-        if (!dv_sim_core_info(dv_opr_sim(r), i, &c))
-            break;
-        for (int p = 0; p < DV_PATH_COUNT; p++)
-            o->path_bytes[p] += c.stats->path_bytes[p];
-        for (int p = 0; p < DV_PIPE_COUNT; p++)
-            o->insns += c.stats->pipe[p].insns;
-        o->macs += c.stats->cube_macs;
-    }
-    o->checked = r->check.done;
-    o->passed = r->check.done && r->check.compared && !r->check.mismatches;
-    o->max_abs = r->check.max_abs;
-    o->max_rel = r->check.max_rel;
-    if (o->checked && !o->passed)
-        fail(o, 1, r->check.first_bad[0] ? r->check.first_bad : "no output compared");
-done:
-    dv_stats_free(&l);
-    dv_opr_destroy(r);
+    dv_opjob_free(&r);
 }

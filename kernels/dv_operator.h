@@ -37,6 +37,14 @@ typedef struct dv_operator_param {
     const char *doc;
 } dv_operator_param;
 
+/* A shape the test suites run the operator on, with every variant and
+ * dtype and on every built-in chip, against its reference. */
+typedef struct dv_operator_case {
+    const char *shape; /* "M=100,N=37,K=75" */
+    uint64_t blocks;   /* 0: the tiling chooses */
+    const char *why;   /* what it exercises: "nothing a multiple of 16" */
+} dv_operator_case;
+
 typedef struct dv_operator {
     const char *name;
     const char *summary;
@@ -45,6 +53,10 @@ typedef struct dv_operator {
     const dv_operator_param *params; /* terminated by a NULL name */
     const char *tensors;             /* "a[M,K] b[K,N] -> c[M,ldc]" for the listing */
     const char *notes;               /* layouts, tolerance: shown by `dvsim ops NAME` */
+    /* Shapes the test suites check (terminated by a NULL shape): awkward
+     * sizes, one tile, more blocks than cores.  The first is small: suites
+     * that run every operator quickly take it. */
+    const dv_operator_case *cases;
     dv_status (*prepare)(dv_opr_run *r, dv_error *err);
     dv_status (*check)(dv_opr_run *r, dv_error *err);
     void (*release)(dv_opr_run *r); /* frees r->state; may be NULL */

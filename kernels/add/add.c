@@ -40,6 +40,16 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     return DV_OK;
 }
 
+static const dv_operator_case cases[] = {
+    {"N=17", 0, "less than a block, not a multiple of 16"},
+    {"N=1", 0, "one element"},
+    {"N=1000", 0, "one partial tile"},
+    {"N=16384", 1, "whole tiles on one core"},
+    {"N=1000003", 0, "every core, a partial last tile"},
+    {"N=5000", 100, "more blocks than cores, most of them idle"},
+    {NULL, 0, NULL},
+};
+
 const dv_operator dv_op_add = {
     .name = "add",
     .summary = "z = x + y, elementwise (CopyIn / Compute / CopyOut, double buffered)",
@@ -51,5 +61,6 @@ const dv_operator dv_op_add = {
              "per buffer, four UB "
              "buffers.",
     .prepare = prepare,
+    .cases = cases,
     .check = check,
 };

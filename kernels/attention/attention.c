@@ -33,6 +33,7 @@ static const dv_operator_param params[] = {
 };
 
 enum { AT_RECORD_FIELDS = 65, AT_LOOKAHEAD = 2, AT_RING = 4 };
+_Static_assert(AT_LOOKAHEAD < AT_RING, "the statistics ring holds the items between the SM and GU streams");
 
 /* The record, in at_common.inc's A_* / U_* order. */
 typedef struct at_tiling {
@@ -79,9 +80,11 @@ static uint64_t ub_layout(at_tiling *t, bool split)
     PLACE(pm32, t->nb * r * 4);
     PLACE(ps, t->nb * r * 2);
     PLACE(ps32, t->nb * r * 4);
-    PLACE(mold, 1024); /* two items' worth (parity), 512 bytes apart */
+    /* a ring of AT_RING items' statistics, 512 bytes apart: the softmax
+     * stream starts item k + L while the rescale stream finishes item k */
+    PLACE(mold, AT_RING * 512);
     PLACE(mnew, 512);
-    PLACE(lsum, 1024);
+    PLACE(lsum, AT_RING * 512);
     PLACE(t32, 512);
     PLACE(alpha, 4 * 512);
     PLACE(rb16, r * 32);
@@ -335,6 +338,18 @@ static void release(dv_opr_run *r)
     r->state = NULL;
 }
 
+static const dv_operator_case cases[] = {
+    {"B=1,H=1,SQ=128,SK=256,D=64", 0, "one query block, two key tiles"},
+    {"B=1,H=2,SQ=100,SK=300,D=128", 0, "SK not a multiple of the tile"},
+    {"B=2,H=1,SQ=200,SK=200,D=64,CAUSAL=1", 0, "the causal mask"},
+    {"B=1,H=1,SQ=256,SK=1000,D=128,CAUSAL=1", 0, "causal, SQ < SK"},
+    {"B=1,H=3,SQ=300,SK=77,D=128,CAUSAL=1", 0, "causal, SQ > SK: later rows see every key"},
+    {"B=1,H=1,SQ=20,SK=1000,D=64", 0, "one short query block, many tiles"},
+    {"B=2,H=2,SQ=64,SK=520,D=64,CAUSAL=1", 3, "fewer blocks than items"},
+    {"B=1,H=4,SQ=128,SK=128,D=64", 1, "four one-tile items on one core: the statistics ring"},
+    {NULL, 0, NULL},
+};
+
 const dv_operator dv_op_attention = {
     .name = "attention",
     .summary =
@@ -353,6 +368,7 @@ const dv_operator dv_op_attention = {
         "Tolerance: a first-order bound of the f16 roundings of the exponent and of P, O tiles and the sum "
         "(see attention.c).",
     .prepare = prepare,
+    .cases = cases,
     .check = check,
     .release = release,
 };

@@ -323,6 +323,26 @@ static void release(dv_opr_run *r)
     "|y| "                                                                                                   \
     "+ Kc 2^-24 sum|x w| (f32 accumulation of Kc = 16 C1 KH KW products, one f16 rounding)."
 
+static const dv_operator_case conv_cases[] = {
+    {"N=1,C=16,H=8,W=8,Co=16,KH=1,KW=1,PH=0,PW=0", 0, "1x1"},
+    {"N=1,C=32,H=12,W=12,Co=32", 0, "3x3, stride 1, padding 1"},
+    {"N=1,C=32,H=15,W=13,Co=48,SH=2,SW=2", 0, "3x3, stride 2"},
+    {"N=1,C=35,H=17,W=19,Co=50,DH=2,DW=2,PH=2,PW=1", 0, "dilation, odd channels"},
+    {"N=3,C=3,H=20,W=20,Co=24,KH=7,KW=7,SH=2,SW=2,PH=3,PW=3", 0, "batch 3, a 7x7 stem"},
+    {"N=2,C=20,H=9,W=11,Co=37,PH=0,PW=0", 0, "no padding"},
+    {"N=1,C=64,H=14,W=14,Co=70,KH=1,KW=3,PH=0,PW=1,SW=2", 0, "asymmetric kernel and stride"},
+    {"N=1,C=512,H=7,W=7,Co=64", 1, "one block: several L1 chunks"},
+    {"N=2,C=24,H=30,W=30,Co=32", 40, "more blocks than cores"},
+    {NULL, 0, NULL},
+};
+
+static const dv_operator_case cbr_cases[] = {
+    {"N=1,C=16,H=9,W=9,Co=16,KH=1,KW=1,PH=0,PW=0", 0, "1x1"},
+    {"N=2,C=20,H=13,W=11,Co=37", 0, "batch 2, odd channels"},
+    {"N=1,C=64,H=16,W=16,Co=64,SH=2,SW=2", 0, "stride 2"},
+    {NULL, 0, NULL},
+};
+
 const dv_operator dv_op_conv2d = {
     .name = "conv2d",
     .summary =
@@ -334,6 +354,7 @@ const dv_operator dv_op_conv2d = {
                "C1 = ceil(C/16), Co1 = ceil(Co/16), channels zero padded",
     .notes = CV_NOTES,
     .prepare = prepare_conv,
+    .cases = conv_cases,
     .check = check,
     .release = release,
 };
@@ -354,6 +375,7 @@ const dv_operator dv_op_conv2d_bias_relu = {
         "its own launch reading and writing GM; the report sums cycles and GM bytes over the launches. "
         "Tolerance: u_f16 |conv + b| (+ u_f16 |conv| unfused: two roundings) + Kc 2^-24 sum|x w|.",
     .prepare = prepare_cbr,
+    .cases = cbr_cases,
     .check = check,
     .release = release,
     .next_launch = next_launch,

@@ -225,6 +225,16 @@ static void release(dv_opr_run *r)
     r->state = NULL;
 }
 
+static const dv_operator_case cases[] = {
+    {"M=16,N=16,K=16", 0, "one fractal, one tile"},
+    {"M=1,N=1,K=1", 0, "the smallest"},
+    {"M=100,N=37,K=75", 0, "nothing a multiple of 16"},
+    {"M=48,N=40,K=3000", 0, "K much larger than M and N"},
+    {"M=300,N=260,K=513", 0, "several tiles, partial edges"},
+    {"M=200,N=200,K=64", 40, "more blocks than cores: waves, idle blocks"},
+    {NULL, 0, NULL},
+};
+
 const dv_operator dv_op_matmul = {
     .name = "matmul",
     .summary =
@@ -239,6 +249,7 @@ const dv_operator dv_op_matmul = {
              "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "
              "|c - ref| <= u_out |ref| + K 2^-24 sum|a b|; deq u_f16 |c|; req 1.",
     .prepare = prepare,
+    .cases = cases,
     .check = check,
     .release = release,
 };

@@ -38,6 +38,16 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     return DV_OK;
 }
 
+static const dv_operator_case cases[] = {
+    {"N=17", 0, "less than a block, not a multiple of 16"},
+    {"N=1", 0, "one element"},
+    {"N=1000", 0, "one partial tile"},
+    {"N=65536", 1, "whole tiles on one core"},
+    {"N=1000003", 0, "every core, a partial last tile"},
+    {"N=5000", 100, "more blocks than cores, most of them idle"},
+    {NULL, 0, NULL},
+};
+
 const dv_operator dv_op_relu = {
     .name = "relu",
     .summary = "y = max(x, 0), elementwise (CopyIn / Compute / CopyOut, double buffered)",
@@ -50,5 +60,6 @@ const dv_operator dv_op_relu = {
         "per_block; tiles of up to 32 KiB per buffer, four UB buffers (input and output queues, ping and "
         "pong), so MTE2 and MTE3 both stream. Inputs uniform in [-1, 1); the check is exact.",
     .prepare = prepare,
+    .cases = cases,
     .check = check,
 };

@@ -1,0 +1,99 @@
+/* opjob.c - the operator driver (dv_opjob.h). */
+#include "dv_opjob.h"
+
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The operator's figures in the statistics: op.* */
+static void add_operator_stats(dv_opjob_result *o)
+{
+    const dv_opr_run *r = o->run;
+    const dv_opr_check *c = &r->check;
+    dv_stat_list *l = &o->stats;
+    dv_stats_add(l, "bool", "1: the outputs matched the reference (0: mismatch or not checked)",
+                 c->done && !c->mismatches, true, "op.check_passed");
+    dv_stats_add(l, "elements", "output elements compared with the reference", (double)c->compared, true,
+                 "op.check_compared");
+    dv_stats_add(l, "elements", "output elements outside the tolerance", (double)c->mismatches, true,
+                 "op.check_mismatches");
+    dv_stats_add(l, "", "largest absolute error", c->max_abs, false, "op.max_abs_err");
+    dv_stats_add(l, "", "largest relative error", c->max_rel, false, "op.max_rel_err");
+    dv_stats_add(l, "blocks", "block_dim chosen by the tiling", (double)r->block_dim, true, "op.block_dim");
+    dv_stats_add(l, "launches", "kernel launches of the operator run", (double)r->nlaunched, true,
+                 "op.launches");
+    dv_stats_add(l, "cycles", "core cycles summed over the launches", (double)o->total.cycles, true,
+                 "op.total_cycles");
+    dv_stats_add(l, "bytes", "GM -> core bytes summed over the launches", (double)o->total.gm_read, true,
+                 "op.gm_read_bytes");
+    dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)o->total.gm_write, true,
+                 "op.gm_write_bytes");
+    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", o->roof.bound_cycles,
+                 false, "op.roofline.bound_cycles");
+    dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * o->roof.achieved, false,
+                 "op.roofline.achieved_pct");
+}
+
+/* The figures of the last launch, over its cores. */
+static void figures(dv_opjob_result *o)
+{
+    const dv_sim *sim = dv_opr_sim(o->run);
+    const dv_stat *cube = dv_stats_find(&o->stats, "chip.cube.utilisation_avg_pct");
+    const dv_stat *vec = dv_stats_find(&o->stats, "chip.vector.utilisation_avg_pct");
+    o->cube_pct = cube ? cube->value : 0;
+    o->vector_pct = vec ? vec->value : 0;
+    dv_core_info c;
+    for (unsigned i = 0; dv_sim_core_info(sim, i, &c); i++) {
+        for (int p = 0; p < DV_PATH_COUNT; p++)
+            o->path_bytes[p] += c.stats->path_bytes[p];
+        for (int p = 0; p < DV_PIPE_COUNT; p++)
+            o->insns += c.stats->pipe[p].insns;
+        o->macs += c.stats->cube_macs;
+    }
+    o->cycles = o->total.cycles;
+}
+
+dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
+{
+    memset(out, 0, sizeof *out);
+    dv_status st = dv_opr_create(job->op, &job->req, job->cfg, job->data, &out->run, err);
+    if (st != DV_OK)
+        return st;
+    dv_opr_run *r = out->run;
+    if (job->before && (st = job->before(job->user, r, err)) != DV_OK)
+        return st;
+    if ((st = dv_opr_before_run(r, err)) != DV_OK)
+        return st;
+    double t0 = now_seconds();
+    if ((st = dv_opr_run_launches(r, job->max_cycles, &out->res, err)) != DV_OK)
+        return st;
+    out->sim_seconds = now_seconds() - t0;
+    if (out->res.stop == DV_STOP_DONE && !job->no_check) {
+        t0 = now_seconds();
+        if ((st = dv_opr_check_outputs(r, err)) != DV_OK)
+            return st;
+        out->check_seconds = now_seconds() - t0;
+    }
+    out->checked = r->check.done;
+    out->passed = r->check.done && r->check.compared && !r->check.mismatches;
+    dv_opr_totals(r, &out->total);
+    dv_opr_roofline_of(r, &out->res, &out->roof);
+    if ((st = dv_stats_collect(dv_opr_sim(r), &out->res, &out->stats, err)) != DV_OK)
+        return st;
+    add_operator_stats(out);
+    figures(out);
+    return DV_OK;
+}
+
+void dv_opjob_free(dv_opjob_result *out)
+{
+    dv_stats_free(&out->stats);
+    dv_opr_destroy(out->run);
+    memset(out, 0, sizeof *out);
+}
