@@ -68,6 +68,8 @@ char *dv_buf_take(dv_buf *b, size_t *len)
 {
     if (!b->data)
         dv_buf_reserve(b, 0);
+    if (b->data) /* an empty buffer is an empty string too */
+        b->data[b->len] = '\0';
     char *p = b->data;
     if (len)
         *len = b->len;

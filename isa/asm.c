@@ -68,7 +68,7 @@ static void err_at(assembler *a, int col, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    asm_diag(&a->as, a->line->file, a->line->line, col, "%s", msg);
+    asm_diag_in(&a->as, &a->line->call, a->line->file, a->line->line, col, "%s", msg);
 }
 
 static void tokname(const token *t, char *buf, size_t size)
@@ -266,8 +266,9 @@ static void emit_word(assembler *a, uint64_t w, int col)
         for (int i = 0; i < 8; i++)
             b[i] = (uint8_t)(w >> (8 * i));
         dv_buf_append(&a->text, b, 8);
-        if (dv_obj_add_line(a->as.obj, a->text_pc, a->line->file, a->line->line, (uint32_t)col, NULL) !=
-            DV_OK)
+        const src_call *call = &a->line->call;
+        if (dv_obj_add_line_in(a->as.obj, a->text_pc, a->line->file, a->line->line, (uint32_t)col, call->file,
+                               call->line, NULL) != DV_OK)
             a->as.nomem = true;
     }
     a->text_pc += 8;
@@ -489,7 +490,7 @@ static void parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int co
             return;
         }
     }
-    emit_insn(a, &insn, col);
+    emit_insn(a, &insn, col); /* the encoder also checks the types (isa_types.def) */
 }
 
 /* Order matters: the directives use helpers defined with the pseudo-instructions. */

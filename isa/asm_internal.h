@@ -59,10 +59,18 @@ bool expr_eval(lexer *lx, expr_ctx *ctx, int64_t *value);
 #include "dv_asm.h"
 #include "dv_buf.h"
 
+/* The outermost macro call a line was expanded from: the line outside any
+ * macro (line 0: the line is not from a macro). */
+typedef struct src_call {
+    uint32_t file, line;
+    int col;
+} src_call;
+
 typedef struct src_line {
     char *text;    /* comments blanked; owned */
     uint32_t file; /* index into the object's file list */
     uint32_t line; /* 1-based line in that file */
+    src_call call; /* where the macro that produced it was called */
 } src_line;
 
 typedef struct asm_state asm_state;
@@ -70,6 +78,11 @@ typedef struct asm_state asm_state;
 /* Diagnostics: "file:line:col: message" appended to the state's list. */
 void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same for a line that may come from a macro (call NULL or call->line
+ * 0: it does not): "call:line:col: message (in macro at file:line:col)",
+ * so a mistake is found at the line its author wrote. */
+void asm_diag_in(asm_state *as, const src_call *call, uint32_t file, uint32_t line, int col, const char *fmt,
+                 ...) __attribute__((format(printf, 6, 7)));
 
 /* Reads a whole source file (at most DV_ASM_MAX_SOURCE bytes) into a new
  * NUL-terminated buffer: DV_ERR_MISSING, DV_ERR_IO, DV_ERR_NOMEM or

@@ -21,34 +21,48 @@ enum {
     MAX_MACRO_ARGS = 16,
     MAX_LINE = 4096,
     MAX_LINES = 250000,
-    MAX_EXPANDED_BYTES = 16 << 20 /* 16 MiB of expanded text */
+    MAX_EXPANDED_BYTES = 16 << 20, /* 16 MiB of expanded text */
+    MAX_REPT = 65536,               /* .rept count */
+    MAX_BLOCK_DEPTH = 32,           /* .if / .rept / .irp nested in one another */
 };
 
 typedef struct asm_macro {
     char *name;
     unsigned nparams;
     char *params[MAX_MACRO_ARGS];
+    char *defaults[MAX_MACRO_ARGS]; /* `.macro m a, b=1`: the value of b when a call leaves it out; NULL: required */
     src_line *body;
     size_t nbody;
 } asm_macro;
 
-void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *fmt, ...)
+static const char *file_name(const asm_state *as, uint32_t file)
+{
+    return file < as->obj->nfiles ? as->obj->files[file] : "?";
+}
+
+static void vdiag(asm_state *as, const src_call *call, uint32_t file, uint32_t line, int col, const char *fmt,
+                  va_list ap)
 {
     as->nerrors++;
     if (as->nerrors > as->max_errors)
         return;
     dv_buf b = DV_BUF_INIT;
-    const char *fname = file < as->obj->nfiles ? as->obj->files[file] : "?";
-    if (col > 0)
-        dv_buf_printf(&b, "%s:%u:%d: ", fname, line, col);
+    bool in_macro = call && call->line;
+    /* a macro's statement is reported at the call, where its author wrote it */
+    uint32_t kf = in_macro ? call->file : file, kl = in_macro ? call->line : line;
+    int kc = in_macro ? call->col : col;
+    if (kc > 0)
+        dv_buf_printf(&b, "%s:%u:%d: ", file_name(as, kf), kl, kc);
     else
-        dv_buf_printf(&b, "%s:%u: ", fname, line);
-    va_list ap;
-    va_start(ap, fmt);
+        dv_buf_printf(&b, "%s:%u: ", file_name(as, kf), kl);
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     dv_buf_puts(&b, msg);
+    if (in_macro && col > 0)
+        dv_buf_printf(&b, " (in macro at %s:%u:%d)", file_name(as, file), line, col);
+    else if (in_macro)
+        dv_buf_printf(&b, " (in macro at %s:%u)", file_name(as, file), line);
+    file = kf, line = kl, col = kc;
     char **grown = realloc(as->diags->lines, (as->diags->count + 1) * sizeof *grown);
     if (!grown || b.oom) {
         as->nomem = true;
@@ -69,6 +83,22 @@ void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *
     as->diags->lines[as->diags->count++] = dv_buf_take(&b, NULL);
 }
 
+void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(as, NULL, file, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void asm_diag_in(asm_state *as, const src_call *call, uint32_t file, uint32_t line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(as, call, file, line, col, fmt, ap);
+    va_end(ap);
+}
+
 /* Counts one line of expansion against the budget; false once it is spent. */
 static bool budget(asm_state *as, uint32_t file, uint32_t line)
 {
@@ -82,7 +112,8 @@ static bool budget(asm_state *as, uint32_t file, uint32_t line)
     return false;
 }
 
-static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file, uint32_t line)
+static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file, uint32_t line,
+                      const src_call *call)
 {
     /* Long lines repeated by macros bound memory too, not only the count. */
     as->expanded_bytes += len;
@@ -107,7 +138,7 @@ static bool push_line(asm_state *as, const char *text, size_t len, uint32_t file
         return false;
     memcpy(copy, text, len);
     copy[len] = '\0';
-    as->lines[as->nlines++] = (src_line){copy, file, line};
+    as->lines[as->nlines++] = (src_line){copy, file, line, call ? *call : (src_call){0, 0, 0}};
     return true;
 }
 
@@ -256,23 +287,29 @@ static char *find_include(asm_state *as, const char *from, const char *name, cha
     return NULL;
 }
 
-/* Substitutes \param and \@ in a macro body line. */
-static void substitute(dv_buf *out, const char *body, const asm_macro *m, char *const *args, unsigned nargs,
-                       unsigned counter)
+/* Replaces \NAME by value when the longest identifier after the backslash
+ * is one of names[], \@ by counter (when counter is set), and \() by
+ * nothing (it ends a name: "\name\()_f16"). */
+static void substitute(dv_buf *out, const char *text, char *const *names, char *const *values, unsigned n,
+                       const unsigned *counter)
 {
-    for (const char *p = body; *p;) {
-        if (*p == '\\' && p[1] == '@') {
-            dv_buf_printf(out, "%u", counter);
+    for (const char *p = text; *p;) {
+        if (*p == '\\' && p[1] == '@' && counter) {
+            dv_buf_printf(out, "%u", *counter);
             p += 2;
             continue;
         }
+        if (*p == '\\' && p[1] == '(' && p[2] == ')') {
+            p += 3;
+            continue;
+        }
         if (*p == '\\') {
-            size_t n = ident_len(p + 1);
+            size_t len = ident_len(p + 1);
             bool done = false;
-            for (unsigned k = 0; n && k < m->nparams; k++) {
-                if (strlen(m->params[k]) == n && memcmp(m->params[k], p + 1, n) == 0) {
-                    dv_buf_puts(out, k < nargs ? args[k] : "");
-                    p += 1 + n;
+            for (unsigned k = 0; len && k < n; k++) {
+                if (strlen(names[k]) == len && memcmp(names[k], p + 1, len) == 0) {
+                    dv_buf_puts(out, values[k] ? values[k] : "");
+                    p += 1 + len;
                     done = true;
                     break;
                 }
@@ -324,60 +361,101 @@ static unsigned split_args(const char *p, char **args, unsigned max, bool *too_m
     }
 }
 
-static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, int depth);
+/* What a run of lines is read in. */
+typedef struct src_ctx {
+    int inc_depth;        /* files being read around these lines */
+    int mac_depth;        /* macro expansions around them */
+    int block_depth;      /* .if / .rept / .irp blocks around them */
+    const src_call *call; /* the outermost macro call; NULL at a file's top level */
+} src_ctx;
+
+static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const src_ctx *ctx);
 static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
 
+/* The argument text of a call: after the name, either `a, b` or `(a, b)`. */
+static const char *call_args(const char *rest, char *buf, size_t size)
+{
+    const char *p = skip_ws(rest);
+    size_t len = strlen(p);
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+        len--;
+    if (*p == '(' && len >= 2 && p[len - 1] == ')' && len - 2 < size) {
+        memcpy(buf, p + 1, len - 2);
+        buf[len - 2] = '\0';
+        return buf;
+    }
+    return rest;
+}
+
 static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, uint32_t file, uint32_t line,
-                              int col, int depth)
+                              int col, const src_ctx *ctx)
 {
     if (as->too_long)
         return DV_OK;
-    if (depth >= MAX_MACRO_DEPTH) {
-        asm_diag(as, file, line, col, "macro '%s' nested more than %d deep (recursive macro?)", m->name,
-                 MAX_MACRO_DEPTH);
+    if (ctx->mac_depth >= MAX_MACRO_DEPTH) {
+        asm_diag_in(as, ctx->call, file, line, col, "macro '%s' nested more than %d deep (recursive macro?)",
+                    m->name, MAX_MACRO_DEPTH);
         as->too_long = true; /* stop expanding: the same error would repeat per call */
         return DV_OK;
     }
-    char *args[MAX_MACRO_ARGS];
+    char *args[MAX_MACRO_ARGS], paren[MAX_LINE + 1];
     bool too_many;
-    unsigned nargs = split_args(argtext, args, MAX_MACRO_ARGS, &too_many);
-    if (too_many || nargs > m->nparams) {
-        asm_diag(as, file, line, col, "macro '%s' takes %u argument%s, given %s%u", m->name, m->nparams,
-                 m->nparams == 1 ? "" : "s", too_many ? "more than " : "", nargs);
+    unsigned nargs = split_args(call_args(argtext, paren, sizeof paren), args, MAX_MACRO_ARGS, &too_many);
+    unsigned required = 0;
+    for (unsigned k = 0; k < m->nparams; k++)
+        if (!m->defaults[k])
+            required = k + 1;
+    if (too_many || nargs > m->nparams || nargs < required) {
+        if (required == m->nparams)
+            asm_diag_in(as, ctx->call, file, line, col, "macro '%s' takes %u argument%s, given %s%u", m->name,
+                        m->nparams, m->nparams == 1 ? "" : "s", too_many ? "more than " : "", nargs);
+        else
+            asm_diag_in(as, ctx->call, file, line, col, "macro '%s' takes %u to %u arguments, given %s%u",
+                        m->name, required, m->nparams, too_many ? "more than " : "", nargs);
         free_args(args, nargs);
         return DV_OK;
     }
-    if (nargs < m->nparams) {
-        asm_diag(as, file, line, col, "macro '%s' takes %u argument%s, given %u", m->name, m->nparams,
-                 m->nparams == 1 ? "" : "s", nargs);
-        free_args(args, nargs);
-        return DV_OK;
-    }
+    char *values[MAX_MACRO_ARGS];
+    for (unsigned k = 0; k < m->nparams; k++)
+        values[k] = k < nargs && (args[k][0] || !m->defaults[k]) ? args[k] : m->defaults[k];
     unsigned counter = as->macro_counter++;
-    dv_status st = DV_OK;
+    src_line *body = calloc(m->nbody ? m->nbody : 1, sizeof *body);
+    dv_status st = body ? DV_OK : DV_ERR_NOMEM;
+    size_t nbody = 0;
     for (size_t i = 0; i < m->nbody && st == DV_OK; i++) {
         dv_buf b = DV_BUF_INIT;
-        substitute(&b, m->body[i].text, m, args, nargs, counter);
+        substitute(&b, m->body[i].text, m->params, values, m->nparams, &counter);
         if (b.oom) {
             st = DV_ERR_NOMEM;
         } else if (b.len > MAX_LINE) {
             /* Arguments that contain their own expansion grow exponentially
              * with the nesting depth: stop at the first overlong line. */
-            asm_diag(as, m->body[i].file, m->body[i].line, 1,
-                     "macro '%s' expands to a line longer than %d characters", m->name, MAX_LINE);
+            asm_diag_in(as, ctx->call, m->body[i].file, m->body[i].line, 1,
+                        "macro '%s' expands to a line longer than %d characters", m->name, MAX_LINE);
             as->too_long = true;
             dv_buf_free(&b);
             break;
-        } else
-            st = expand_line(as, b.data ? b.data : "", m->body[i].file, m->body[i].line, depth + 1);
+        } else {
+            body[nbody++] = (src_line){dv_buf_take(&b, NULL), m->body[i].file, m->body[i].line, {0, 0, 0}};
+            if (!body[nbody - 1].text)
+                st = DV_ERR_NOMEM;
+        }
         dv_buf_free(&b);
     }
+    /* The body's lines are the call's: inner calls keep the outermost one. */
+    src_call here = {file, line, col};
+    src_ctx inner = {ctx->inc_depth, ctx->mac_depth + 1, 0, ctx->call ? ctx->call : &here};
+    if (st == DV_OK)
+        st = run_lines(as, body, nbody, &inner);
+    for (size_t i = 0; body && i < nbody; i++)
+        free(body[i].text);
+    free(body);
     free_args(args, nargs);
     return st;
 }
 
 /* One logical line: a macro call is expanded, anything else is kept. */
-static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, int depth)
+static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, const src_ctx *ctx)
 {
     if (!budget(as, file, line))
         return DV_OK; /* dropped; the budget error fails the assembly */
@@ -393,7 +471,7 @@ static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uin
         if (n == 0 || *q != ':')
             break;
         size_t upto = (size_t)(q + 1 - work);
-        bool ok = push_line(as, work, upto, file, line);
+        bool ok = push_line(as, work, upto, file, line, ctx->call);
         memset(work, ' ', upto);
         if (!ok) {
             free(work);
@@ -405,9 +483,9 @@ static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uin
     asm_macro *m = n ? find_macro(as, p, n) : NULL;
     dv_status st;
     if (m)
-        st = expand_macro(as, m, p + n, file, line, (int)(p - work) + 1, depth);
+        st = expand_macro(as, m, p + n, file, line, (int)(p - work) + 1, ctx);
     else
-        st = push_line(as, work, strlen(work), file, line) ? DV_OK : DV_ERR_NOMEM;
+        st = push_line(as, work, strlen(work), file, line, ctx->call) ? DV_OK : DV_ERR_NOMEM;
     free(work);
     return st;
 }
@@ -443,7 +521,22 @@ static dv_status add_macro(asm_state *as, const char *header, uint32_t file, uin
     m->nparams = split_args(p + n, m->params, MAX_MACRO_ARGS, &too_many);
     if (too_many)
         asm_diag(as, file, line, col, "macro '%s' has more than %d parameters", m->name, MAX_MACRO_ARGS);
+    bool defaulted = false;
     for (unsigned k = 0; k < m->nparams; k++) {
+        char *eq = strchr(m->params[k], '=');
+        if (eq) { /* `name=default` */
+            char *end = eq;
+            while (end > m->params[k] && (end[-1] == ' ' || end[-1] == '\t'))
+                end--;
+            *end = '\0';
+            m->defaults[k] = strdup(skip_ws(eq + 1));
+            if (!m->defaults[k])
+                return DV_ERR_NOMEM;
+            defaulted = true;
+        } else if (defaulted) {
+            asm_diag(as, file, line, col, "macro parameter '%s' comes after one with a default, so it needs one",
+                     m->params[k]);
+        }
         if (ident_len(m->params[k]) != strlen(m->params[k]) || !m->params[k][0])
             asm_diag(as, file, line, col, "macro parameter '%s' is not a name", m->params[k]);
     }
@@ -463,6 +556,7 @@ static dv_status macro_body_push(asm_macro *m, const char *text, uint32_t file, 
         return DV_ERR_NOMEM;
     m->body[m->nbody].file = file;
     m->body[m->nbody].line = line;
+    m->body[m->nbody].call = (src_call){0, 0, 0};
     m->nbody++;
     return DV_OK;
 }
@@ -475,6 +569,8 @@ void asm_free_macros(asm_state *as)
         asm_macro *m = &as->macros[i];
         free(m->name);
         free_args(m->params, m->nparams);
+        for (unsigned k = 0; k < m->nparams; k++)
+            free(m->defaults[k]);
         for (size_t k = 0; k < m->nbody; k++)
             free(m->body[k].text);
         free(m->body);
@@ -511,6 +607,309 @@ dv_status asm_load_source(asm_state *as, const char *name, const char *text, siz
     return st;
 }
 
+/* ---- .include ---- */
+
+static dv_status do_include(asm_state *as, const src_line *ln, const char *rest, int col, const src_ctx *ctx)
+{
+    const char *q = skip_ws(rest);
+    const char *end = *q == '"' ? strchr(q + 1, '"') : NULL;
+    int qcol = (int)(q - ln->text) + 1;
+    if (!end || *skip_ws(end + 1)) {
+        asm_diag_in(as, ctx->call, ln->file, ln->line, qcol, "expected .include \"file\"");
+        return DV_OK;
+    }
+    if (ctx->call) {
+        asm_diag_in(as, ctx->call, ln->file, ln->line, col, ".include is not expanded inside a macro");
+        return DV_OK;
+    }
+    if (as->opt->no_includes) {
+        asm_diag(as, ln->file, ln->line, col, ".include is disabled here");
+        return DV_OK;
+    }
+    if (ctx->inc_depth + 1 >= MAX_INCLUDE_DEPTH) {
+        asm_diag(as, ln->file, ln->line, col, ".include nested more than %d deep (an include cycle?)",
+                 MAX_INCLUDE_DEPTH);
+        return DV_OK;
+    }
+    char *incname = strndup(q + 1, (size_t)(end - q - 1));
+    char *inctext = NULL;
+    size_t inclen = 0;
+    char *path = incname ? find_include(as, as->obj->files[ln->file], incname, &inctext, &inclen) : NULL;
+    const char *cycle = path ? open_file_cycle(as, path) : NULL;
+    dv_status st = DV_OK;
+    if (!incname)
+        st = DV_ERR_NOMEM;
+    else if (cycle)
+        asm_diag(as, ln->file, ln->line, col, "include cycle: \"%s\" is already being read (from %s)", incname,
+                 cycle);
+    else if (!path)
+        asm_diag(as, ln->file, ln->line, qcol, "cannot find or read include file \"%s\" (or it is larger than %d MiB)",
+                 incname, DV_ASM_MAX_SOURCE >> 20);
+    else
+        st = asm_load_source(as, path, inctext, inclen, ctx->inc_depth + 1);
+    free(incname);
+    free(inctext);
+    free(path);
+    return st;
+}
+
+/* ---- conditional and repeated blocks: .if*, .else, .endif; .rept, .irp, .endr ---- */
+
+static bool opens_if(const char *p)
+{
+    return match_word(p, ".if") || match_word(p, ".ifc") || match_word(p, ".ifnc") || match_word(p, ".ifb") ||
+           match_word(p, ".ifnb");
+}
+
+static bool opens_rep(const char *p)
+{
+    return match_word(p, ".rept") || match_word(p, ".irp");
+}
+
+/* The line that closes the block opened at lines[i] (n if none), and for
+ * an .if its .else (n if none).  Nested blocks of either kind are skipped. */
+static size_t block_end(const src_line *lines, size_t i, size_t n, bool is_if, size_t *else_at)
+{
+    int depth = 0;
+    *else_at = n;
+    for (size_t k = i + 1; k < n; k++) {
+        const char *p = skip_ws(lines[k].text);
+        if (opens_if(p) || opens_rep(p)) {
+            depth++;
+        } else if (match_word(p, ".endif") || match_word(p, ".endr")) {
+            if (depth == 0)
+                return (is_if == (match_word(p, ".endif") != NULL)) ? k : n;
+            depth--;
+        } else if (depth == 0 && is_if && match_word(p, ".else") && *else_at == n) {
+            *else_at = k;
+        }
+    }
+    return n;
+}
+
+/* A constant of .if or .rept: an expression of literals (macro arguments are
+ * substituted by now; symbols do not exist yet at this stage). */
+static bool no_symbols(void *user, const char *name, size_t len, int64_t *value, bool *pending)
+{
+    (void)user, (void)name, (void)len, (void)value, (void)pending;
+    return false;
+}
+
+static bool const_expr(asm_state *as, const src_line *ln, const char *text, const char *what,
+                       const src_ctx *ctx, int64_t *v)
+{
+    lexer lx;
+    lex_init(&lx, text);
+    expr_ctx ec = {no_symbols, NULL, false, false, "", 0};
+    int col = (int)(skip_ws(text) - ln->text) + 1;
+    if (lx.tok.kind == TK_EOL) {
+        asm_diag_in(as, ctx->call, ln->file, ln->line, col, "%s needs a value", what);
+        return false;
+    }
+    if (!expr_eval(&lx, &ec, v) || lx.tok.kind != TK_EOL) {
+        asm_diag_in(as, ctx->call, ln->file, ln->line, col,
+                    "%s takes a constant made of literals and macro arguments (%s)", what,
+                    ec.err[0] ? ec.err : "unexpected text after it");
+        return false;
+    }
+    return true;
+}
+
+/* The condition of an .if-family line (p at the directive); false with
+ * *ok false after a diagnostic. */
+static bool condition(asm_state *as, const src_line *ln, const char *p, const src_ctx *ctx, bool *ok)
+{
+    const char *rest;
+    *ok = true;
+    if ((rest = match_word(p, ".ifb")) || (rest = match_word(p, ".ifnb")))
+        return (*skip_ws(rest) == '\0') == (match_word(p, ".ifb") != NULL);
+    if ((rest = match_word(p, ".ifc")) || (rest = match_word(p, ".ifnc"))) {
+        char *args[3];
+        bool too_many;
+        unsigned n = split_args(rest, args, 3, &too_many);
+        bool same = n == 2 && strcmp(args[0], args[1]) == 0;
+        if (n != 2)
+            asm_diag_in(as, ctx->call, ln->file, ln->line, (int)(p - ln->text) + 1,
+                        "%.5s needs two strings to compare, separated by a comma", p);
+        free_args(args, n);
+        *ok = n == 2;
+        return same == (match_word(p, ".ifc") != NULL);
+    }
+    int64_t v = 0;
+    *ok = const_expr(as, ln, match_word(p, ".if"), ".if", ctx, &v);
+    return v != 0;
+}
+
+static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx, size_t *next)
+{
+    const char *p = skip_ws(lines[i].text);
+    size_t else_at, end = block_end(lines, i, n, true, &else_at);
+    int col = (int)(p - lines[i].text) + 1;
+    *next = end + 1;
+    if (end == n) {
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "%.*s without .endif",
+                    (int)ident_len(p), p);
+        return DV_OK;
+    }
+    if (ctx->block_depth >= MAX_BLOCK_DEPTH) {
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "blocks nested more than %d deep",
+                    MAX_BLOCK_DEPTH);
+        return DV_OK;
+    }
+    bool ok, yes = condition(as, &lines[i], p, ctx, &ok);
+    if (!ok)
+        return DV_OK;
+    src_ctx inner = *ctx;
+    inner.block_depth++;
+    if (yes)
+        return run_lines(as, lines + i + 1, (else_at < end ? else_at : end) - i - 1, &inner);
+    return else_at < end ? run_lines(as, lines + else_at + 1, end - else_at - 1, &inner) : DV_OK;
+}
+
+/* One copy of a repeated body: \name -> value (.irp), \+ -> the iteration. */
+static dv_status rep_copy(asm_state *as, const src_line *body, size_t nbody, char *name, char *value,
+                          unsigned iter, const src_ctx *ctx)
+{
+    src_line *copy = calloc(nbody ? nbody : 1, sizeof *copy);
+    if (!copy)
+        return DV_ERR_NOMEM;
+    dv_status st = DV_OK;
+    char num[16];
+    snprintf(num, sizeof num, "%u", iter);
+    for (size_t k = 0; k < nbody && st == DV_OK; k++) {
+        dv_buf b = DV_BUF_INIT, c = DV_BUF_INIT;
+        char *names[1] = {name}, *values[1] = {value};
+        substitute(&b, body[k].text, names, values, name ? 1 : 0, NULL);
+        for (const char *q = b.data ? b.data : ""; *q; q++) { /* \+ */
+            if (q[0] == '\\' && q[1] == '+')
+                dv_buf_puts(&c, num), q++;
+            else
+                dv_buf_append(&c, q, 1);
+        }
+        copy[k] = (src_line){dv_buf_take(&c, NULL), body[k].file, body[k].line, body[k].call};
+        if (b.oom || !copy[k].text)
+            st = DV_ERR_NOMEM;
+        dv_buf_free(&b);
+        dv_buf_free(&c);
+    }
+    if (st == DV_OK)
+        st = run_lines(as, copy, nbody, ctx);
+    for (size_t k = 0; k < nbody; k++)
+        free(copy[k].text);
+    free(copy);
+    return st;
+}
+
+static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx, size_t *next)
+{
+    const char *p = skip_ws(lines[i].text), *rest;
+    size_t else_at, end = block_end(lines, i, n, false, &else_at);
+    int col = (int)(p - lines[i].text) + 1;
+    *next = end + 1;
+    if (end == n) {
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "%.*s without .endr", (int)ident_len(p), p);
+        return DV_OK;
+    }
+    if (ctx->block_depth >= MAX_BLOCK_DEPTH) {
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "blocks nested more than %d deep",
+                    MAX_BLOCK_DEPTH);
+        return DV_OK;
+    }
+    src_ctx inner = *ctx;
+    inner.block_depth++;
+    const src_line *body = lines + i + 1;
+    size_t nbody = end - i - 1;
+    dv_status st = DV_OK;
+    if ((rest = match_word(p, ".rept")) != NULL) {
+        int64_t count;
+        if (!const_expr(as, &lines[i], rest, ".rept", ctx, &count))
+            return DV_OK;
+        if (count < 0 || count > MAX_REPT) {
+            asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, ".rept count %lld is not 0 to %d",
+                        (long long)count, MAX_REPT);
+            return DV_OK;
+        }
+        for (int64_t k = 0; k < count && st == DV_OK && !as->too_long; k++)
+            st = rep_copy(as, body, nbody, NULL, NULL, (unsigned)k, &inner);
+        return st;
+    }
+    rest = match_word(p, ".irp");
+    char *args[MAX_MACRO_ARGS + 1];
+    bool too_many;
+    unsigned na = split_args(rest, args, MAX_MACRO_ARGS + 1, &too_many);
+    if (na == 0 || ident_len(args[0]) != strlen(args[0]) || too_many) {
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col,
+                    too_many ? ".irp takes at most %d values" : ".irp needs a name, then its values (%d at most)",
+                    MAX_MACRO_ARGS);
+        free_args(args, na);
+        return DV_OK;
+    }
+    if (na == 1) /* no values: once, with the name empty (as GNU as) */
+        st = rep_copy(as, body, nbody, args[0], "", 0, &inner);
+    for (unsigned k = 1; k < na && st == DV_OK && !as->too_long; k++)
+        st = rep_copy(as, body, nbody, args[0], args[k], k - 1, &inner);
+    free_args(args, na);
+    return st;
+}
+
+/* ---- the lines of a file or of a macro expansion ---- */
+
+/* Reads lines in order: macro definitions are recorded (at a file's top
+ * level), includes read in place, blocks taken or repeated, macro calls
+ * expanded; every other line goes to the assembler's list. */
+static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const src_ctx *ctx)
+{
+    asm_macro *recording = NULL;
+    bool in_macro = false;
+    const char *macro_name = "?";
+    uint32_t macro_file = 0, macro_line = 0;
+    int macro_col = 1;
+    dv_status st = DV_OK;
+    for (size_t i = 0; i < n && st == DV_OK;) {
+        const src_line *ln = &lines[i];
+        const char *p = skip_ws(ln->text), *rest;
+        int col = (int)(p - ln->text) + 1;
+        size_t next = i + 1;
+        if (in_macro) {
+            if (match_word(p, ".endm"))
+                in_macro = false, recording = NULL;
+            else if (match_word(p, ".macro"))
+                asm_diag(as, ln->file, ln->line, col, "a .macro cannot be defined inside another (missing .endm?)");
+            else if (recording)
+                st = macro_body_push(recording, ln->text, ln->file, ln->line);
+        } else if ((rest = match_word(p, ".macro")) != NULL) {
+            if (ctx->call) {
+                asm_diag_in(as, ctx->call, ln->file, ln->line, col,
+                            "a .macro cannot be defined inside another (missing .endm?)");
+            } else {
+                /* A bad header still swallows its body, so the body is not
+                 * assembled as ordinary lines. */
+                st = add_macro(as, rest, ln->file, ln->line, col, &recording);
+                in_macro = true;
+                macro_file = ln->file, macro_line = ln->line, macro_col = col;
+                macro_name = recording ? recording->name : "?";
+            }
+        } else if (match_word(p, ".endm")) {
+            asm_diag_in(as, ctx->call, ln->file, ln->line, col, ".endm without .macro");
+        } else if ((rest = match_word(p, ".include")) != NULL) {
+            st = do_include(as, ln, rest, col, ctx);
+        } else if (opens_if(p)) {
+            st = do_if(as, lines, i, n, ctx, &next);
+        } else if (opens_rep(p)) {
+            st = do_rep(as, lines, i, n, ctx, &next);
+        } else if (match_word(p, ".else") || match_word(p, ".endif") || match_word(p, ".endr")) {
+            asm_diag_in(as, ctx->call, ln->file, ln->line, col, "%.*s without its opening directive",
+                        (int)ident_len(p), p);
+        } else {
+            st = expand_line(as, ln->text, ln->file, ln->line, ctx);
+        }
+        i = next;
+    }
+    if (in_macro)
+        asm_diag(as, macro_file, macro_line, macro_col, "macro '%s' has no .endm", macro_name);
+    return st;
+}
+
 static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth)
 {
     uint32_t file;
@@ -541,15 +940,19 @@ static dv_status load_source(asm_state *as, const char *name, const char *text, 
         line_col(text, open, &l, &c);
         asm_diag(as, file, l, c, "unterminated block comment (no closing */)");
     }
-
-    asm_macro *recording = NULL;
-    bool in_macro = false;
-    const char *macro_name = "?";
-    uint32_t macro_line = 0;
-    int macro_col = 1;
+    /* The file's lines (views into copy), then read in order. */
+    size_t nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += copy[i] == '\n';
+    src_line *lines = malloc(nlines * sizeof *lines);
+    if (!lines) {
+        free(copy);
+        return DV_ERR_NOMEM;
+    }
+    size_t n = 0;
     uint32_t lineno = 0;
     char *save = NULL;
-    for (char *cur = copy; cur && st == DV_OK; cur = save) {
+    for (char *cur = copy; cur; cur = save) {
         char *nl = strchr(cur, '\n');
         save = nl ? nl + 1 : NULL;
         if (nl)
@@ -559,74 +962,11 @@ static dv_status load_source(asm_state *as, const char *name, const char *text, 
             asm_diag(as, file, lineno, 1, "line longer than %d characters", MAX_LINE);
             continue;
         }
-        const char *p = skip_ws(cur);
-        int col = (int)(p - cur) + 1;
-        const char *rest;
-        if (in_macro) {
-            if ((rest = match_word(p, ".endm")) != NULL)
-                in_macro = false, recording = NULL;
-            else if (match_word(p, ".macro"))
-                asm_diag(as, file, lineno, col, "a .macro cannot be defined inside another (missing .endm?)");
-            else if (recording)
-                st = macro_body_push(recording, cur, file, lineno);
-            continue;
-        }
-        if ((rest = match_word(p, ".macro")) != NULL) {
-            /* A bad header still swallows its body, so the body is not
-             * assembled as ordinary lines. */
-            st = add_macro(as, rest, file, lineno, col, &recording);
-            in_macro = true;
-            macro_line = lineno;
-            macro_col = col;
-            macro_name = recording ? recording->name : "?";
-            continue;
-        }
-        if (match_word(p, ".endm")) {
-            asm_diag(as, file, lineno, col, ".endm without .macro");
-            continue;
-        }
-        if ((rest = match_word(p, ".include")) != NULL) {
-            const char *q = skip_ws(rest);
-            const char *end = *q == '"' ? strchr(q + 1, '"') : NULL;
-            if (!end || *skip_ws(end + 1)) {
-                asm_diag(as, file, lineno, (int)(q - cur) + 1, "expected .include \"file\"");
-                continue;
-            }
-            if (as->opt->no_includes) {
-                asm_diag(as, file, lineno, col, ".include is disabled here");
-                continue;
-            }
-            if (depth + 1 >= MAX_INCLUDE_DEPTH) {
-                asm_diag(as, file, lineno, col, ".include nested more than %d deep (an include cycle?)",
-                         MAX_INCLUDE_DEPTH);
-                continue;
-            }
-            char *incname = strndup(q + 1, (size_t)(end - q - 1));
-            char *inctext = NULL;
-            size_t inclen = 0;
-            char *path = incname ? find_include(as, as->obj->files[file], incname, &inctext, &inclen) : NULL;
-            const char *cycle = path ? open_file_cycle(as, path) : NULL;
-            if (!incname) {
-                st = DV_ERR_NOMEM;
-            } else if (cycle) {
-                asm_diag(as, file, lineno, col, "include cycle: \"%s\" is already being read (from %s)",
-                         incname, cycle);
-            } else if (!path) {
-                asm_diag(as, file, lineno, (int)(q - cur) + 1,
-                         "cannot find or read include file \"%s\" (or it is larger than %d MiB)", incname,
-                         DV_ASM_MAX_SOURCE >> 20);
-            } else {
-                st = asm_load_source(as, path, inctext, inclen, depth + 1);
-            }
-            free(incname);
-            free(inctext);
-            free(path);
-            continue;
-        }
-        st = expand_line(as, cur, file, lineno, 0);
+        lines[n++] = (src_line){cur, file, lineno, {0, 0, 0}};
     }
-    if (in_macro)
-        asm_diag(as, file, macro_line, macro_col, "macro '%s' has no .endm", macro_name);
+    src_ctx ctx = {depth, 0, 0, NULL};
+    st = run_lines(as, lines, n, &ctx);
+    free(lines);
     free(copy);
     return st;
 }

@@ -25,7 +25,7 @@ enum {
 
 /* Opcode values (bits [7:0]). */
 typedef enum dv_opcode {
-#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) DV_OP_##id = opc,
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc) DV_OP_##id = opc,
 #include "isa.def"
 #undef DV_INSN
 } dv_opcode;
@@ -186,6 +186,27 @@ typedef enum dv_quant {
     DV_Q_COUNT
 } dv_quant;
 typedef enum dv_out { DV_OUT_GM, DV_OUT_L1, DV_OUT_COUNT } dv_out;
+
+/* Sets of element types, for the type rules (isa_types.def). */
+enum {
+    DV_TS_F16 = 1u << DV_DT_F16,
+    DV_TS_BF16 = 1u << DV_DT_BF16,
+    DV_TS_F32 = 1u << DV_DT_F32,
+    DV_TS_S32 = 1u << DV_DT_S32,
+    DV_TS_S16 = 1u << DV_DT_S16,
+    DV_TS_S8 = 1u << DV_DT_S8,
+    DV_TS_U8 = 1u << DV_DT_U8,
+    DV_TS_U16 = 1u << DV_DT_U16,
+    DV_TS_U32 = 1u << DV_DT_U32,
+    DV_TS_FLOAT = DV_TS_F16 | DV_TS_BF16 | DV_TS_F32,
+    DV_TS_CONV = DV_TS_FLOAT | DV_TS_S32 | DV_TS_S16 | DV_TS_S8 | DV_TS_U8,
+};
+typedef enum dv_types {
+#define DV_TYPES(id, dtype, from, to, distinct, doc) DV_TYPES_##id,
+#include "isa_types.def"
+#undef DV_TYPES
+    DV_TYPES_COUNT
+} dv_types;
 typedef enum dv_maskmode { DV_MASK_NORM, DV_MASK_COUNT_MODE, DV_MASKMODE_COUNT } dv_maskmode;
 
 /* How a field is written in assembly. */
@@ -228,6 +249,7 @@ typedef struct dv_insn_info {
     dv_fmt fmt;
     dv_pipe pipe;
     dv_tclass tclass;
+    dv_types types; /* the element types it accepts */
     const char *doc;
 } dv_insn_info;
 
@@ -256,6 +278,12 @@ unsigned dv_dtype_size(dv_dtype dt); /* bytes per element */
 
 /* The pipe an instruction is queued in (resolves DV_PIPE_DYN from its fields). */
 dv_pipe dv_insn_pipe(const dv_insn *insn);
+/* Whether the instruction's dtype / from / to fields obey its type rule
+ * (isa_types.def); false with a one-line reason ("dtype u8 is not one of
+ * f16, bf16, f32, s32, s16") in why. */
+bool dv_isa_types_ok(const dv_insn *insn, char *why, size_t size);
+/* The accepted types of a rule in words ("f16, bf16, s8, u8"), for docs. */
+const char *dv_types_doc(dv_types t);
 
 /* ---- encoding ---- */
 /* Fails with DV_ERR_INPUT when a field value does not fit its width or enum. */

@@ -70,6 +70,9 @@ typedef struct dv_obj_line {
     uint32_t file; /* index into files */
     uint32_t line; /* 1-based */
     uint32_t col;  /* 1-based, 0 if unknown */
+    /* A statement of a macro body: where the outermost macro call is (the
+     * line outside any macro that expanded to it); call_line 0: none. */
+    uint32_t call_file, call_line;
 } dv_obj_line;
 
 typedef struct dv_obj {
@@ -99,14 +102,19 @@ dv_status dv_obj_add_file(dv_obj *obj, const char *path, uint32_t *index, dv_err
  * for the same pc is replaced. */
 dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col,
                           dv_error *err);
+/* As dv_obj_add_line for a statement of a macro body expanded by the call
+ * at call_file:call_line (call_line 0: not in a macro). */
+dv_status dv_obj_add_line_in(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col,
+                             uint32_t call_file, uint32_t call_line, dv_error *err);
 
 /* Lookups. */
 const dv_obj_kernel *dv_obj_find_kernel(const dv_obj *obj, const char *name);
 /* The line entry covering pc: the last entry at or before it (NULL before the
  * first entry or at/after the end of .text). */
 const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
-/* Where the instruction at pc comes from, "file.dvs:12", or "no source line"
- * (pc outside .text, or no entry covers it).  Returns buf. */
+/* Where the instruction at pc comes from: "file.dvs:12", for a macro's
+ * statement the call and the macro line "k.dvs:52 (in macro at lib.inc:37)",
+ * or "no source line" (pc outside .text, or no entry covers it).  Returns buf. */
 const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size);
 
 const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */

@@ -31,6 +31,8 @@ enum {
     KERNEL_FIXED = 24,             /* entry, size, core, nargs */
     KERNEL_MIN = KERNEL_FIXED + 2, /* plus the shortest name: one byte and NUL */
     LINE_SIZE = 20,                /* pc, file, line, col */
+    LINE_SIZE_CALLS = 28,          /* and call file, call line (flag LINES_CALLS) */
+    LINES_CALLS = 1,
     FILE_MIN = 2,                  /* the shortest path: one byte and NUL */
     SHOW_MAX = 48,                 /* characters of a name quoted in a message */
 };
@@ -320,9 +322,11 @@ static cursor section_cursor(const reader *r, unsigned i)
     return (cursor){r->buf + r->sh[i].offset, (size_t)r->sh[i].size, 0};
 }
 
-/* The 16-byte header .dv.meta and .dv.lines share: magic, version, reserved
- * flags, then two u32 fields that *h points at on success. */
-static dv_status read_header(reader *r, cursor *c, const char *sec, const char *magic, const uint8_t **h)
+/* The 16-byte header .dv.meta and .dv.lines share: magic, version, flags
+ * (only those in `allowed` may be set; *flags gets them), then two u32
+ * fields that *h points at on success. */
+static dv_status read_header(reader *r, cursor *c, const char *sec, const char *magic, unsigned allowed,
+                             unsigned *flags, const uint8_t **h)
 {
     *h = take(c, SEC_HEADER);
     if (!*h)
@@ -333,8 +337,9 @@ static dv_status read_header(reader *r, cursor *c, const char *sec, const char *
     if (rd16(*h + 4) != DV_META_VERSION)
         return bad(r->err, "%s: format version %u is not supported (this dvsim reads version %d)", sec,
                    rd16(*h + 4), DV_META_VERSION);
-    if (rd16(*h + 6) != 0)
-        return bad(r->err, "%s: reserved flags 0x%x are not zero", sec, rd16(*h + 6));
+    if (rd16(*h + 6) & ~allowed)
+        return bad(r->err, "%s: reserved flags 0x%x are not zero", sec, rd16(*h + 6) & ~allowed);
+    *flags = rd16(*h + 6);
     *h += 8;
     return DV_OK;
 }
@@ -396,7 +401,8 @@ static dv_status read_meta(reader *r, dv_obj *obj)
 {
     cursor c = section_cursor(r, r->meta);
     const uint8_t *h;
-    dv_status st = read_header(r, &c, ".dv.meta", "DVMT", &h);
+    unsigned flags;
+    dv_status st = read_header(r, &c, ".dv.meta", "DVMT", 0, &flags, &h);
     if (st != DV_OK)
         return st;
     uint32_t want = rd32(h), nk = rd32(h + 4);
@@ -454,7 +460,8 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         return DV_OK; /* optional: objects without debug information */
     cursor c = section_cursor(r, r->lines);
     const uint8_t *h;
-    dv_status st = read_header(r, &c, ".dv.lines", "DVLN", &h);
+    unsigned flags;
+    dv_status st = read_header(r, &c, ".dv.lines", "DVLN", LINES_CALLS, &flags, &h);
     if (st != DV_OK)
         return st;
     uint32_t nf = rd32(h), nl = rd32(h + 4);
@@ -473,18 +480,27 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         if (!(obj->files[obj->nfiles++] = dup_str(name, len)))
             return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory reading .dv.lines");
     }
-    if (nl > left(&c) / LINE_SIZE)
+    size_t esize = flags & LINES_CALLS ? LINE_SIZE_CALLS : LINE_SIZE;
+    if (nl > left(&c) / esize)
         return bad(r->err, ".dv.lines: %u entries need %llu bytes but only %zu are left in the section", nl,
-                   (unsigned long long)nl * LINE_SIZE, left(&c));
-    if (left(&c) != (size_t)nl * LINE_SIZE)
-        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry",
-                   left(&c) - (size_t)nl * LINE_SIZE);
+                   (unsigned long long)nl * esize, left(&c));
+    if (left(&c) != (size_t)nl * esize)
+        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry", left(&c) - (size_t)nl * esize);
     if (nl && !(obj->lines = malloc((size_t)nl * sizeof *obj->lines)))
         return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %u line entries", nl);
     for (uint32_t i = 0; i < nl; i++) {
-        const uint8_t *p = take(&c, LINE_SIZE);
+        const uint8_t *p = take(&c, esize);
         dv_obj_line *l = &obj->lines[i];
         *l = (dv_obj_line){.pc = rd64(p), .file = rd32(p + 8), .line = rd32(p + 12), .col = rd32(p + 16)};
+        if (flags & LINES_CALLS) {
+            l->call_file = rd32(p + 20);
+            l->call_line = rd32(p + 24);
+            if (l->call_line && l->call_file >= nf)
+                return bad(r->err, ".dv.lines: entry %u has call file index %u, but there are %u files", i,
+                           l->call_file, nf);
+            if (!l->call_line && l->call_file)
+                return bad(r->err, ".dv.lines: entry %u has a call file but no call line", i);
+        }
         if (l->pc % DV_INSN_BYTES != 0 || l->pc >= obj->text_size)
             return bad(r->err, ".dv.lines: entry %u has pc %llu, not an instruction in .text (size %zu)", i,
                        (unsigned long long)l->pc, obj->text_size);

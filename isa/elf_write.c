@@ -25,7 +25,7 @@
 
 enum {
     META_FLAGS = 0, /* reserved, must be zero in version 1 */
-    LINES_FLAGS = 0,
+    LINES_CALLS = 1, /* .dv.lines flag: entries carry their macro call site */
     MAX_SECTIONS = 8, /* null .text .data .symtab .strtab .dv.meta .dv.lines .shstrtab */
 };
 
@@ -112,9 +112,13 @@ static void encode_meta(const dv_obj *obj, dv_buf *b)
 
 static void encode_lines(const dv_obj *obj, dv_buf *b)
 {
+    /* An object without macro expansions keeps the 20-byte entries. */
+    bool calls = false;
+    for (size_t i = 0; i < obj->nlines; i++)
+        calls = calls || obj->lines[i].call_line;
     dv_buf_append(b, "DVLN", 4);
     put_u16(b, DV_META_VERSION);
-    put_u16(b, LINES_FLAGS);
+    put_u16(b, calls ? LINES_CALLS : 0);
     put_u32(b, (uint32_t)obj->nfiles);
     put_u32(b, (uint32_t)obj->nlines);
     for (size_t i = 0; i < obj->nfiles; i++)
@@ -124,6 +128,10 @@ static void encode_lines(const dv_obj *obj, dv_buf *b)
         put_u32(b, obj->lines[i].file);
         put_u32(b, obj->lines[i].line);
         put_u32(b, obj->lines[i].col);
+        if (calls) {
+            put_u32(b, obj->lines[i].call_file);
+            put_u32(b, obj->lines[i].call_line);
+        }
     }
 }
 

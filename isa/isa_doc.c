@@ -73,6 +73,8 @@ dv_status dv_isa_markdown(char **out, dv_error *err)
                           info->pipe == DV_PIPE_DYN ? "named in a field" : dv_pipe_name(info->pipe),
                           dv_tclass_name(info->tclass));
             escape_pipes(&b, info->doc);
+            if (info->types != DV_TYPES_ANY) /* isa_types.def: the assembler rejects the others */
+                dv_buf_printf(&b, " Types: %s.", dv_types_doc(info->types));
             dv_buf_puts(&b, " |\n");
         }
         dv_buf_puts(&b, "\n");

@@ -2,11 +2,12 @@
  * decoder that every other part of dvsim goes through. */
 #include "dv_isa.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const dv_insn_info insns[] = {
-#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc)                                                            \
-    {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, doc},
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc)                                                     \
+    {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, DV_TYPES_##types, doc},
 #include "isa.def"
 #undef DV_INSN
 };
@@ -14,14 +15,14 @@ enum { NUM_INSNS = sizeof insns / sizeof insns[0] };
 
 /* Row numbers of the table, so the opcode -> row map below is a constant. */
 enum {
-#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) DV_ROW_##id,
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc) DV_ROW_##id,
 #include "isa.def"
 #undef DV_INSN
 };
 
 /* opcode -> row + 1 (0 = unassigned). */
 static const unsigned char opcode_row[256] = {
-#define DV_INSN(id, opc, mn, fmt, pipe, cls, doc) [opc] = DV_ROW_##id + 1,
+#define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc) [opc] = DV_ROW_##id + 1,
 #include "isa.def"
 #undef DV_INSN
 };
@@ -72,6 +73,63 @@ dv_pipe dv_insn_pipe(const dv_insn *insn)
     case DV_OP_WAIT_FLAG: return (dv_pipe)insn->f[DV_F_DST];
     default: return (dv_pipe)insn->f[DV_F_PIPE];
     }
+}
+
+/* ---- type rules (isa_types.def) ---- */
+
+static const struct {
+    unsigned dtype, from, to;
+    bool distinct;
+    const char *doc;
+} type_rules[DV_TYPES_COUNT] = {
+#define DV_TYPES(id, dtype, from, to, distinct, doc) {dtype, from, to, distinct, doc},
+#include "isa_types.def"
+#undef DV_TYPES
+};
+
+const char *dv_types_doc(dv_types t)
+{
+    return (unsigned)t < DV_TYPES_COUNT ? type_rules[t].doc : "?";
+}
+
+/* Whether the instruction has field f (its format names it). */
+static bool has_field(const dv_insn_info *info, dv_field f)
+{
+    const dv_format *fmt = dv_isa_format(info->fmt);
+    for (unsigned i = 0; i < fmt->nops; i++)
+        if (fmt->ops[i].field == f)
+            return true;
+    return false;
+}
+
+static bool type_in(const dv_insn_info *info, const dv_insn *in, dv_field f, unsigned set, char *why, size_t size)
+{
+    if (!set || !has_field(info, f))
+        return true;
+    int64_t v = in->f[f];
+    if (v >= 0 && v < DV_DT_COUNT && (set >> v & 1))
+        return true;
+    snprintf(why, size, "%s=%s is not one of %s", dv_isa_field(f)->key,
+             v >= 0 && v < DV_DT_COUNT ? dv_dtype_name((dv_dtype)v) : "?", type_rules[info->types].doc);
+    return false;
+}
+
+bool dv_isa_types_ok(const dv_insn *in, char *why, size_t size)
+{
+    const dv_insn_info *info = dv_isa_info(in->op);
+    if (!info)
+        return true;
+    unsigned t = info->types;
+    if (!type_in(info, in, DV_F_DTYPE, type_rules[t].dtype, why, size) ||
+        !type_in(info, in, DV_F_FROM, type_rules[t].from, why, size) ||
+        !type_in(info, in, DV_F_TO, type_rules[t].to, why, size))
+        return false;
+    if (type_rules[t].distinct && in->f[DV_F_FROM] == in->f[DV_F_TO]) {
+        snprintf(why, size, "from and to are both %s (%s)", dv_dtype_name((dv_dtype)in->f[DV_F_FROM]),
+                 type_rules[t].doc);
+        return false;
+    }
+    return true;
 }
 
 /* ---- encode / decode ---- */
@@ -135,6 +193,9 @@ dv_status dv_isa_encode(const dv_insn *insn, uint64_t *word, dv_error *err)
             w |= ((uint64_t)v & mask_of(s->width)) << s->lo;
         }
     }
+    char why[160];
+    if (!dv_isa_types_ok(insn, why, sizeof why))
+        return dv_error_set(err, DV_ERR_INPUT, "%s: %s", info->mnemonic, why);
     *word = w;
     return DV_OK;
 }
@@ -176,6 +237,10 @@ dv_status dv_isa_decode(uint64_t word, dv_insn *insn, dv_error *err)
         return dv_error_set(err, DV_ERR_INPUT,
                             "illegal instruction 0x%016llx: %s has reserved bits set (0x%016llx)",
                             (unsigned long long)word, info->mnemonic, (unsigned long long)(word & ~used));
+    char why[160];
+    if (!dv_isa_types_ok(insn, why, sizeof why)) /* a type its unit does not take */
+        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s: %s", (unsigned long long)word,
+                            info->mnemonic, why);
     return DV_OK;
 }
 

@@ -222,6 +222,12 @@ static size_t lower_bound(const dv_obj_line *lines, size_t n, uint64_t pc)
 
 dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col, dv_error *err)
 {
+    return dv_obj_add_line_in(obj, pc, file, line, col, 0, 0, err);
+}
+
+dv_status dv_obj_add_line_in(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line, uint32_t col,
+                             uint32_t call_file, uint32_t call_line, dv_error *err)
+{
     if (pc % DV_INSN_BYTES != 0)
         return dv_error_set(err, DV_ERR_USAGE, "line table: pc %llu is not a multiple of %d",
                             (unsigned long long)pc, DV_INSN_BYTES);
@@ -230,7 +236,11 @@ dv_status dv_obj_add_line(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t line
                             obj->nfiles);
     if (line == 0)
         return dv_error_set(err, DV_ERR_USAGE, "line table: line numbers start at 1");
-    dv_obj_line entry = {.pc = pc, .file = file, .line = line, .col = col};
+    if (call_line && call_file >= obj->nfiles)
+        return dv_error_set(err, DV_ERR_USAGE, "line table: call file index %u out of range (%zu files)",
+                            call_file, obj->nfiles);
+    dv_obj_line entry = {.pc = pc, .file = file, .line = line, .col = col, .call_file = call_line ? call_file : 0,
+                         .call_line = call_line};
     /* Assemblers emit lines in pc order, so appending is the common case;
      * anything else is inserted in place to keep the table sorted. */
     size_t at = obj->nlines;
@@ -276,7 +286,10 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc)
 const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size)
 {
     const dv_obj_line *ln = pc % DV_INSN_BYTES == 0 ? dv_obj_line_at(obj, pc) : NULL;
-    if (ln && ln->file < obj->nfiles)
+    if (ln && ln->file < obj->nfiles && ln->call_line && ln->call_file < obj->nfiles)
+        snprintf(buf, size, "%s:%u (in macro at %s:%u)", obj->files[ln->call_file], ln->call_line,
+                 obj->files[ln->file], ln->line);
+    else if (ln && ln->file < obj->nfiles)
         snprintf(buf, size, "%s:%u", obj->files[ln->file], ln->line);
     else
         snprintf(buf, size, "no source line");

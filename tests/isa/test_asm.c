@@ -467,6 +467,7 @@ int main(void)
     SRunner *sr = srunner_create(asm_suite());
     srunner_add_suite(sr, asm_directives_suite());
     srunner_add_suite(sr, asm_errors_suite());
+    srunner_add_suite(sr, asm_blocks_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

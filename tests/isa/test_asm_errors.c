@@ -215,11 +215,14 @@ START_TEST(test_macro_errors)
     EXPECT_ERROR(".macro m a, b\nadd \\a, \\b, \\b\n.endm\nm x1\n", 4, 1,
                  "macro 'm' takes 2 arguments, given 1");
     EXPECT_ERROR(".macro m a\nnop\n.endm\n  m x1, x2, x3\n", 4, 3, "takes 1 argument", "given 3");
-    EXPECT_ERROR(".macro r\nr\n.endm\nr\n", 2, 1, "recursive macro");
+    EXPECT_ERROR(".macro r\nr\n.endm\nr\n", 4, 1, "recursive macro", "(in macro at t.dvs:2:1)");
     EXPECT_ERROR(".macro add\n.endm\n", 1, 1, "already defined or is an instruction");
     EXPECT_ERROR(".macro m\n.macro n\n.endm\n", 2, 1, "cannot be defined inside another");
-    /* an error inside an expansion points at the macro body line */
-    EXPECT_ERROR(".macro m\n  frob\n.endm\nm\n", 2, 3, "unknown instruction 'frob'");
+    /* an error inside an expansion points at the call and names the macro body line */
+    EXPECT_ERROR(".macro m\n  frob\n.endm\nm\n", 4, 1, "unknown instruction 'frob'", "(in macro at t.dvs:2:3)");
+    /* nested: the outermost call, the innermost body line */
+    EXPECT_ERROR(".macro i\n  frob\n.endm\n.macro o\n  i\n.endm\n  o\n", 7, 3, "unknown instruction 'frob'",
+                 "(in macro at t.dvs:2:3)");
 }
 END_TEST
 
@@ -369,7 +372,7 @@ END_TEST
  * expansion's line limit never stops it: 2^32 expansions. */
 START_TEST(test_macro_double_recursion)
 {
-    EXPECT_ERROR(".macro r\nr\nr\n.endm\nr\n", 2, 1, "recursive macro");
+    EXPECT_ERROR(".macro r\nr\nr\n.endm\nr\n", 5, 1, "recursive macro");
 }
 END_TEST
 

@@ -67,7 +67,11 @@ static dv_insn random_insn(test_rng *rng, const dv_insn_info *r)
     memset(&insn, 0, sizeof insn);
     insn.op = r->opcode;
     fill_ctx c = {rng, &insn};
-    for_each_op(dv_isa_format(r->fmt), fill_op, &c);
+    /* only type-legal instructions assemble (isa_types.def): draw again */
+    char why[160];
+    do
+        for_each_op(dv_isa_format(r->fmt), fill_op, &c);
+    while (!dv_isa_types_ok(&insn, why, sizeof why));
     return insn;
 }
 

@@ -37,6 +37,18 @@ dv_obj *asm_ok_at(const char *src, const dv_asm_options *opt, const char *file, 
     return r.obj;
 }
 
+void asm_error_at(const char *src, const char *const *words, const char *file, int line)
+{
+    asm_run r = asm_text("t.dvs", src, strlen(src), NULL);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", r.diags.count ? r.diags.lines[0] : "(no diagnostics)");
+    dv_status st = r.st;
+    asm_run_free(&r);
+    CHECK(st == DV_ERR_INPUT, "%s:%d: status %d, want DV_ERR_INPUT; %s", file, line, (int)st, first);
+    for (size_t i = 0; words[i]; i++)
+        CHECK(strstr(first, words[i]) != NULL, "%s:%d: '%s' lacks '%s'", file, line, first, words[i]);
+}
+
 uint64_t obj_word(const dv_obj *obj, size_t index)
 {
     CHECK((index + 1) * 8 <= obj->text_size, "word %zu is past the end of .text (%zu bytes)", index,

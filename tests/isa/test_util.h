@@ -48,6 +48,9 @@ void asm_run_free(asm_run *r);
  * fails (listing the diagnostics) otherwise.  The caller destroys the object. */
 dv_obj *asm_ok_at(const char *src, const dv_asm_options *opt, const char *file, int line);
 #define ASM_OK(src) asm_ok_at((src), NULL, __FILE__, __LINE__)
+/* src (as "t.dvs") must fail, its first diagnostic containing every word. */
+void asm_error_at(const char *src, const char *const *words, const char *file, int line);
+#define EXPECT_ASM_ERROR(src, ...) asm_error_at((src), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
 
 /* The index-th 64-bit word of .text, and its decoding (must be legal). */
 uint64_t obj_word(const dv_obj *obj, size_t index);
@@ -75,5 +78,6 @@ bool contains_nocase(const char *haystack, const char *needle);
 /* Suites of test_asm_directives.c and test_asm_errors.c, run by test_asm.c's main. */
 Suite *asm_directives_suite(void);
 Suite *asm_errors_suite(void);
+Suite *asm_blocks_suite(void);
 
 #endif

@@ -108,43 +108,6 @@ static bool fail(char *msg, size_t size, const char *fmt, ...)
     return false;
 }
 
-enum {
-    T_F16 = 1u << DV_DT_F16,
-    T_BF16 = 1u << DV_DT_BF16,
-    T_F32 = 1u << DV_DT_F32,
-    T_S32 = 1u << DV_DT_S32,
-    T_S16 = 1u << DV_DT_S16,
-    T_S8 = 1u << DV_DT_S8,
-    T_U8 = 1u << DV_DT_U8,
-    T_U16 = 1u << DV_DT_U16,
-    T_U32 = 1u << DV_DT_U32,
-    T_FLOAT = T_F16 | T_BF16 | T_F32,
-    T_ARITH = T_FLOAT | T_S32 | T_S16,
-    T_BITS = T_FLOAT | T_S32 | T_S16 | T_U16 | T_U32,
-    T_B16 = T_F16 | T_BF16 | T_S16 | T_U16,
-    T_CONV = T_FLOAT | T_S32 | T_S16 | T_S8 | T_U8,
-};
-
-/* The dtypes each element-wise op accepts. */
-static unsigned allowed_types(dv_opcode op)
-{
-    switch (op) {
-    case DV_OP_VAND:
-    case DV_OP_VOR:
-    case DV_OP_VNOT:
-    case DV_OP_VCOPY:
-    case DV_OP_VSEL:
-    case DV_OP_VDUP: return T_BITS;
-    case DV_OP_VEXP:
-    case DV_OP_VLN:
-    case DV_OP_VSQRT:
-    case DV_OP_VRSQRT:
-    case DV_OP_VREC: return T_FLOAT;
-    case DV_OP_VTRANS: return T_B16;
-    default: return T_ARITH;
-    }
-}
-
 static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uint32_t esize, unsigned lanes,
                      const bool *active)
 {
@@ -208,28 +171,16 @@ static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char 
     uint64_t vr = vslot >= 0 ? op->r[vslot] : 0;
 
     unsigned sfrom, sto;
+    char why[160];
+    if (!dv_isa_types_ok(&op->insn, why, sizeof why)) /* the instruction's type rule (isa_types.def) */
+        return fail(msg, msz, "%s: %s", mn, why);
     if (info->fmt == DV_FMT_VCONV || info->fmt == DV_FMT_VQUANT) {
-        if ((unsigned)d->from >= DV_DT_COUNT || (unsigned)d->to >= DV_DT_COUNT)
-            return fail(msg, msz, "%s: bad from/to type", mn);
-        bool ok;
-        if (d->op == DV_OP_VCONV)
-            ok = ((T_CONV >> d->from) & 1) && ((T_CONV >> d->to) & 1) && d->from != d->to;
-        else if (d->op == DV_OP_VDEQ)
-            ok = d->from == DV_DT_S32 && (d->to == DV_DT_F16 || d->to == DV_DT_F32);
-        else
-            ok = (d->from == DV_DT_F16 || d->from == DV_DT_F32) && (d->to == DV_DT_S8 || d->to == DV_DT_U8);
-        if (!ok)
-            return fail(msg, msz, "%s: conversion %s -> %s is not supported", mn, dv_dtype_name(d->from),
-                        dv_dtype_name(d->to));
         if ((unsigned)d->round >= DV_RND_COUNT)
             return fail(msg, msz, "%s: bad rounding mode %d", mn, (int)d->round);
         sfrom = dv_dtype_size(d->from);
         sto = dv_dtype_size(d->to);
         d->esize = sfrom > sto ? sfrom : sto;
     } else {
-        if ((unsigned)d->dt >= DV_DT_COUNT || !((allowed_types(d->op) >> d->dt) & 1))
-            return fail(msg, msz, "%s: dtype %s is not supported", mn,
-                        (unsigned)d->dt < DV_DT_COUNT ? dv_dtype_name(d->dt) : "?");
         d->esize = sfrom = sto = dv_dtype_size(d->dt);
     }
     if (d->op == DV_OP_VCMP && (op->insn.f[DV_F_CMP] < 0 || op->insn.f[DV_F_CMP] >= DV_CMP_COUNT))
