@@ -21,6 +21,13 @@ enum {
     DV_NUM_REGS = 32,
     DV_MAX_OPERANDS = 10,
     DV_MAX_EVENT_IDS = 16, /* flag ids per pipe pair: the 4-bit id field (a chip may have fewer) */
+    /* A vector repeat: 8 blocks of 32 bytes per operand (facts #12).  The
+     * vrep strides count those blocks, the 128-bit mask covers a repeat's
+     * 16-bit lanes and a group reduction gives one result per block, so the
+     * size is the ISA's, not a chip parameter. */
+    DV_VEC_BLOCK_BYTES = 32,
+    DV_VEC_REPEAT_BLOCKS = 8,
+    DV_VEC_REPEAT_BYTES = DV_VEC_BLOCK_BYTES * DV_VEC_REPEAT_BLOCKS,
 };
 
 /* Opcode values (bits [7:0]). */

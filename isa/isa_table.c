@@ -129,6 +129,11 @@ bool dv_isa_types_ok(const dv_insn *in, char *why, size_t size)
                  type_rules[t].doc);
         return false;
     }
+    if (type_rules[t].distinct && dv_dtype_size((dv_dtype)in->f[DV_F_FROM]) == 1 &&
+        dv_dtype_size((dv_dtype)in->f[DV_F_TO]) == 1) {
+        snprintf(why, size, "from and to are both 8-bit (%s)", type_rules[t].doc);
+        return false;
+    }
     return true;
 }
 

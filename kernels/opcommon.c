@@ -14,21 +14,22 @@ uint64_t opc_vector_cores(const dv_chip_config *cfg)
 dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
                            dv_error *err)
 {
+    const uint64_t rep = DV_VEC_REPEAT_BYTES; /* tiles are whole repeats; buffers 256 bytes apart */
     uint64_t room = r->cfg->ub_bytes / nbuf;
-    uint64_t tb = room > 256 ? (room - 256) / 256 * 256 : 0;
+    uint64_t tb = room > 256 ? (room - 256) / rep * rep : 0;
     /* Twice the size from which a GM transfer reaches full bandwidth
      * (path.gm_full_bw_bytes, facts #45): big enough not to pay the GM
      * latency, small enough that the first load and the last store, which
      * nothing hides, stay short. */
-    uint64_t cap = 2 * r->cfg->gm_full_bw_bytes / 256 * 256;
-    uint64_t max_op = r->cfg->vec_max_repeat * r->cfg->vec_repeat_bytes / 256 * 256; /* one op's repeats */
+    uint64_t cap = 2 * r->cfg->gm_full_bw_bytes / rep * rep;
+    uint64_t max_op = r->cfg->vec_max_repeat * DV_VEC_REPEAT_BYTES; /* one op's repeats */
     if (cap > max_op)
         cap = max_op;
-    if (cap < 256)
-        cap = 256;
+    if (cap < rep)
+        cap = rep;
     if (tb > cap)
         tb = cap;
-    if (tb < 256)
+    if (tb < rep)
         return dv_error_set(err, DV_ERR_INPUT, "%s: UB of %llu bytes is too small for %u buffers",
                             r->op->name, (unsigned long long)r->cfg->ub_bytes, nbuf);
     s->tile = tb / es;
@@ -56,7 +57,7 @@ void opc_vec_work(dv_opr_run *r, uint64_t n, uint64_t es, double ops, double rea
 {
     uint64_t slope = es == 4 ? r->cfg->vec_slope_b32 : r->cfg->vec_slope_b16;
     r->work = (dv_opr_work){
-        .vec_cycles = ops * (double)opc_ceil_div(n * es, r->cfg->vec_repeat_bytes) * (double)slope,
+        .vec_cycles = ops * (double)opc_ceil_div(n * es, DV_VEC_REPEAT_BYTES) * (double)slope,
         .read_bytes = read,
         .write_bytes = write,
         .read_path = DV_PATH_GM_UB,

@@ -32,7 +32,7 @@ static unsigned vec_width(const dv_insn *in)
     return w ? w : 16;
 }
 
-/* Operands read from UB per repeat (vector.repeat_bytes each). */
+/* Operands read from UB per repeat (DV_VEC_REPEAT_BYTES each). */
 static unsigned vec_sources(dv_fmt fmt)
 {
     switch (fmt) {
@@ -87,8 +87,8 @@ void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t c
             s->vec_ops_8 += st->elem_ops;
         else
             s->vec_ops_16 += st->elem_ops;
-        s->buf_read[DV_MEM_UB] += st->repeats * c->cfg->vec_repeat_bytes * vec_sources(dv_isa_info(in->op)->fmt);
-        s->buf_write[DV_MEM_UB] += st->repeats * c->cfg->vec_repeat_bytes;
+        s->buf_read[DV_MEM_UB] += st->repeats * DV_VEC_REPEAT_BYTES * vec_sources(dv_isa_info(in->op)->fmt);
+        s->buf_write[DV_MEM_UB] += st->repeats * DV_VEC_REPEAT_BYTES;
     }
     s->cube_macs += st->macs;
     s->cube_fractals += st->fractals;

@@ -74,7 +74,7 @@ static void add_roofline(dv_stat_list *l, const dv_chip_config *cfg, unsigned id
     /* Vector: every repeat takes at least the 16-bit slope; 32-bit lanes
      * (a quarter of a repeat's bytes) go at the 32-bit slope, 8-bit ones
      * fill a repeat with as many lanes as it has bytes. */
-    double lanes = (double)cfg->vec_repeat_bytes;
+    double lanes = DV_VEC_REPEAT_BYTES;
     double vec = (double)s->vec_ops_32 / (lanes / 4) * (double)cfg->vec_slope_b32 +
                  (double)s->vec_ops_16 / (lanes / 2) * (double)cfg->vec_slope_b16 +
                  (double)s->vec_ops_8 / lanes * (double)cfg->vec_slope_b16;

@@ -11,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { VEC_BLOCK = 32, VEC_MAX_LANES = 128, VEC_MAX_BLOCKS = 8 };
+enum {
+    VEC_BLOCK = DV_VEC_BLOCK_BYTES,
+    VEC_MAX_LANES = 128, /* the mask's bits: a repeat's 16-bit lanes */
+    VEC_MAX_BLOCKS = DV_VEC_REPEAT_BLOCKS,
+};
 
 /* One strided operand: block b of repeat r is at base + (r*rep + b*blk)*32;
  * esize is the size of its elements (it decides which block a lane is in). */

@@ -185,7 +185,10 @@ static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char 
     }
     if (d->op == DV_OP_VCMP && (op->insn.f[DV_F_CMP] < 0 || op->insn.f[DV_F_CMP] >= DV_CMP_COUNT))
         return fail(msg, msz, "%s: bad comparison %lld", mn, (long long)op->insn.f[DV_F_CMP]);
-    d->lanes = 256 / d->esize;
+    d->lanes = DV_VEC_REPEAT_BYTES / d->esize;
+    if (d->lanes > VEC_MAX_LANES) /* the type rules keep every instruction within the mask's 128 lanes */
+        return fail(msg, msz, "%s: %u lanes of %u-byte elements exceed the mask's %d", mn, d->lanes, d->esize,
+                    VEC_MAX_LANES);
     set_mask_lanes(c->vec, d);
 
     if (d->op == DV_OP_VTRANS) {
