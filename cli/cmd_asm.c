@@ -1,6 +1,7 @@
 /* cmd_asm.c - dvsim asm: .dvs -> ELF kernel object. */
 #include "cli.h"
 #include "dv_asm.h"
+#include "dv_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@ int cmd_asm(int argc, char **argv)
     if (!src)
         return cli_usage_error("asm", "no source file given");
     dv_asm_options opt = {incs, ninc, 0};
+    opt.symbols = dv_event_asm_symbols(&opt.nsymbols); /* ev.NAME: the event catalogue */
     dv_obj *obj = NULL;
     dv_diags diags = {NULL, 0};
     dv_error err = {DV_OK, ""};

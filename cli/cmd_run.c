@@ -196,7 +196,9 @@ static int load_object(const char *path, dv_obj **obj)
     size_t n = strlen(path);
     if (n > 4 && strcmp(path + n - 4, ".dvs") == 0) {
         dv_diags diags = {NULL, 0};
-        dv_status st = dv_asm_file(path, NULL, obj, &diags, &err);
+        dv_asm_options opt = {0};
+        opt.symbols = dv_event_asm_symbols(&opt.nsymbols); /* ev.NAME: the event catalogue */
+        dv_status st = dv_asm_file(path, &opt, obj, &diags, &err);
         if (st != DV_OK) {
             for (size_t i = 0; i < diags.count; i++)
                 fprintf(stderr, "%s\n", diags.lines[i]);

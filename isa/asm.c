@@ -713,6 +713,12 @@ dv_status dv_asm_string(const char *name, const char *text, size_t len, const dv
         if (!a.info)
             st = DV_ERR_NOMEM;
     }
+    for (size_t i = 0; st == DV_OK && i < a.as.opt->nsymbols; i++) {
+        const dv_asm_symbol *ps = &a.as.opt->symbols[i];
+        if (!sym_find(&a, ps->name, strlen(ps->name)) &&
+            !sym_define(&a, ps->name, strlen(ps->name), SYM_EQU, ps->value))
+            st = DV_ERR_NOMEM;
+    }
     if (st == DV_OK && !a.as.nomem) {
         run_pass(&a, 1);
         resolve_equs(&a);

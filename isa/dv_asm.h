@@ -21,11 +21,21 @@
 
 enum { DV_ASM_MAX_SOURCE = 64 << 20 }; /* bytes per source file */
 
+/* A constant the assembler knows before the first line, as if by .equ. */
+typedef struct dv_asm_symbol {
+    const char *name;
+    int64_t value;
+} dv_asm_symbol;
+
 typedef struct dv_asm_options {
     const char *const *include_dirs; /* searched after the including file's folder */
     size_t ninclude_dirs;
     unsigned max_errors; /* 0: default (100) */
     bool no_includes;    /* reject .include (fuzzing, untrusted input) */
+    /* Predefined constants (e.g. the event catalogue's ev.<name>, from
+     * dv_event_asm_symbols): a source may not define them again. */
+    const dv_asm_symbol *symbols;
+    size_t nsymbols;
 } dv_asm_options;
 
 /* Diagnostics collected by one assembly, one line each. */

@@ -25,3 +25,15 @@ const dv_event_info *dv_event_find(const char *name)
             return &events[i];
     return NULL;
 }
+
+static const dv_asm_symbol asm_symbols[DV_EV_COUNT] = {
+#define DV_EVENT(id, name, unit, doc) {"ev." name, DV_EV_##id},
+#include "events.def"
+#undef DV_EVENT
+};
+
+const dv_asm_symbol *dv_event_asm_symbols(size_t *count)
+{
+    *count = DV_EV_COUNT;
+    return asm_symbols;
+}

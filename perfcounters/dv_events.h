@@ -4,6 +4,7 @@
 #ifndef DV_EVENTS_H
 #define DV_EVENTS_H
 
+#include "dv_asm.h"
 #include "dv_isa.h"
 
 #include <stddef.h>
@@ -26,5 +27,8 @@ typedef struct dv_event_info {
 
 const dv_event_info *dv_event_info_of(dv_event_id id); /* NULL if out of range */
 const dv_event_info *dv_event_find(const char *name);  /* NULL if unknown */
+/* The event numbers as assembler constants ev.<name> ("ev.cube.fractals"),
+ * for dv_asm_options.symbols: kernels that program the PMU name events. */
+const dv_asm_symbol *dv_event_asm_symbols(size_t *count);
 
 #endif

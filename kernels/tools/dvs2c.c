@@ -5,8 +5,11 @@
  *   dvs2c SRCROOT REL.dvs OUT.c SYMBOL
  *
  * The source is assembled from SRCROOT under its relative name, so the line
- * table names "kernels/matmul/db.dvs", not a path of the build machine. */
+ * table names "kernels/matmul/db.dvs", not a path of the build machine; the
+ * kernel library (kernels/lib) is on the include path and the event
+ * catalogue's ev.NAME constants are defined, as for `dvsim asm`. */
 #include "dv_asm.h"
+#include "dv_events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,10 @@ int main(int argc, char **argv)
     dv_obj *obj = NULL;
     dv_diags diags = {NULL, 0};
     dv_error err = {DV_OK, ""};
-    dv_status st = dv_asm_file(argv[2], NULL, &obj, &diags, &err);
+    static const char *const lib[] = {"kernels/lib"};
+    dv_asm_options opt = {.include_dirs = lib, .ninclude_dirs = 1};
+    opt.symbols = dv_event_asm_symbols(&opt.nsymbols);
+    dv_status st = dv_asm_file(argv[2], &opt, &obj, &diags, &err);
     if (st != DV_OK) {
         for (size_t i = 0; i < diags.count; i++)
             fprintf(stderr, "%s\n", diags.lines[i]);
