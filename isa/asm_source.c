@@ -328,7 +328,8 @@ static void free_args(char **args, unsigned n)
         free(args[i]);
 }
 
-/* Splits "a, b(c, d), e" at top-level commas. */
+/* Splits "a, b(c, d), "e, f"" at top-level commas (not inside parentheses
+ * or a string). */
 static unsigned split_args(const char *p, char **args, unsigned max, bool *too_many)
 {
     unsigned n = 0;
@@ -339,10 +340,13 @@ static unsigned split_args(const char *p, char **args, unsigned max, bool *too_m
     for (;;) {
         const char *start = p;
         int depth = 0;
-        while (*p && !(depth == 0 && *p == ',')) {
-            if (*p == '(')
+        bool in_string = false;
+        while (*p && !(depth == 0 && !in_string && *p == ',')) {
+            if (*p == '"')
+                in_string = !in_string;
+            else if (*p == '(' && !in_string)
                 depth++;
-            else if (*p == ')' && depth > 0)
+            else if (*p == ')' && depth > 0 && !in_string)
                 depth--;
             p++;
         }

@@ -7,8 +7,8 @@
  * functions.  prepare() checks the shape, computes the tiling and block_dim
  * for the chip from its config, allocates and fills the GM tensors and sets
  * the kernel arguments; check() compares the outputs with a CPU reference
- * within a stated tolerance.  Every operator is listed once, in
- * registry.c.
+ * within a stated tolerance.  Every operator folder is listed once, in the
+ * registry (kernels/meson.build's `operators`).
  *
  * A run goes: dv_opr_create (parse, validate, prepare) -> dv_sim_run on
  * dv_opr_sim() -> dv_opr_check -> dv_opr_destroy.  An operator whose run is
@@ -149,6 +149,11 @@ struct dv_opr_run {
     unsigned nlaunched; /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
 };
+
+/* A folder's operators, for the registry: its host part says
+ * DV_OPERATORS(folder, &dv_op_a, &dv_op_b) once, and the folder's row in
+ * kernels/meson.build's `operators` list does the rest. */
+#define DV_OPERATORS(folder, ...) const dv_operator *const dv_operators_##folder[] = {__VA_ARGS__, NULL}
 
 /* Registry (registry.c). */
 unsigned dv_operator_count(void);

@@ -1,49 +1,43 @@
-/* registry.c - the one list of operators.  A new operator adds its
- * dv_operator here and its folder to kernels/meson.build. */
+/* registry.c - the operators of the registry (the `operators` list of
+ * kernels/meson.build, generated into registry_list.h), in its order. */
 #include "dv_operator.h"
 
 #include <string.h>
 
+#define DV_OPERATOR_FOLDER(folder) extern const dv_operator *const dv_operators_##folder[];
+#include "registry_list.h"
+#undef DV_OPERATOR_FOLDER
 
-extern const dv_operator dv_op_matmul;
-extern const dv_operator dv_op_add;
-extern const dv_operator dv_op_relu;
-extern const dv_operator dv_op_softmax;
-extern const dv_operator dv_op_layernorm;
-
-
-
-
-extern const dv_operator dv_op_conv2d;
-extern const dv_operator dv_op_conv2d_bias_relu;
-extern const dv_operator dv_op_attention;
-
-static const dv_operator *const operators[] = {
-    &dv_op_matmul,
-    &dv_op_add,
-    &dv_op_relu,
-    &dv_op_softmax,
-    &dv_op_layernorm,
-    &dv_op_conv2d,
-    &dv_op_conv2d_bias_relu,
-    &dv_op_attention,
+static const dv_operator *const *const folders[] = {
+#define DV_OPERATOR_FOLDER(folder) dv_operators_##folder,
+#include "registry_list.h"
+#undef DV_OPERATOR_FOLDER
 };
+enum { NFOLDERS = sizeof folders / sizeof folders[0] };
 
 unsigned dv_operator_count(void)
 {
-    return sizeof operators / sizeof operators[0];
+    unsigned n = 0;
+    for (unsigned f = 0; f < NFOLDERS; f++)
+        for (unsigned i = 0; folders[f][i]; i++)
+            n++;
+    return n;
 }
 
-const dv_operator *dv_operator_at(unsigned i)
+const dv_operator *dv_operator_at(unsigned index)
 {
-    return i < dv_operator_count() ? operators[i] : NULL;
+    for (unsigned f = 0; f < NFOLDERS; f++)
+        for (unsigned i = 0; folders[f][i]; i++)
+            if (index-- == 0)
+                return folders[f][i];
+    return NULL;
 }
 
 const dv_operator *dv_operator_find(const char *name)
 {
     for (unsigned i = 0; i < dv_operator_count(); i++)
-        if (strcmp(operators[i]->name, name) == 0)
-            return operators[i];
+        if (strcmp(dv_operator_at(i)->name, name) == 0)
+            return dv_operator_at(i);
     return NULL;
 }
 

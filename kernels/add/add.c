@@ -64,3 +64,5 @@ const dv_operator dv_op_add = {
     .cases = cases,
     .check = check,
 };
+
+DV_OPERATORS(add, &dv_op_add);

@@ -372,3 +372,5 @@ const dv_operator dv_op_attention = {
     .check = check,
     .release = release,
 };
+
+DV_OPERATORS(attention, &dv_op_attention);

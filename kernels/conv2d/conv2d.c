@@ -380,3 +380,5 @@ const dv_operator dv_op_conv2d_bias_relu = {
     .release = release,
     .next_launch = next_launch,
 };
+
+DV_OPERATORS(conv2d, &dv_op_conv2d, &dv_op_conv2d_bias_relu);

@@ -172,3 +172,5 @@ const dv_operator dv_op_layernorm = {
     .cases = cases,
     .check = check,
 };
+
+DV_OPERATORS(layernorm, &dv_op_layernorm);

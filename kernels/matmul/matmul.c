@@ -253,3 +253,5 @@ const dv_operator dv_op_matmul = {
     .check = check,
     .release = release,
 };
+
+DV_OPERATORS(matmul, &dv_op_matmul);

@@ -63,3 +63,5 @@ const dv_operator dv_op_relu = {
     .cases = cases,
     .check = check,
 };
+
+DV_OPERATORS(relu, &dv_op_relu);

@@ -146,3 +146,5 @@ const dv_operator dv_op_softmax = {
     .cases = cases,
     .check = check,
 };
+
+DV_OPERATORS(softmax, &dv_op_softmax);
