@@ -68,6 +68,9 @@ typedef struct dv_operator {
      * every GM tensor (at the same addresses) and calls next_launch(r, i)
      * to load the kernel and set its arguments and block_dim there. */
     dv_status (*next_launch)(dv_opr_run *r, unsigned i, dv_error *err);
+    /* Constant data of the operator for shared prepare/check functions
+     * (the elementwise operators' opc_ew_spec); may be NULL. */
+    const void *spec;
 } dv_operator;
 
 /* What the user asked for. */
