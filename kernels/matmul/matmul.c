@@ -83,9 +83,13 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     const mm_tiling *t = &s->t;
     static const dv_kernel_blob *const blobs[] = {&dvk_matmul_serial, &dvk_matmul_serial,
                                                   &dvk_matmul_pipelined, &dvk_matmul_db};
-    static const char *const names[] = {"matmul_serial", "matmul_serial", "matmul_pipelined", "matmul_db"};
+    /* one kernel per variant, input type and output conversion (mm.inc) */
+    static const char *const names[] = {"serial", "serial", "pipelined", "db"};
+    static const char *const ins[] = {"f16", "bf16", "s8"};
+    static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
     char kernel[64];
-    snprintf(kernel, sizeof kernel, "%s%s", names[p->variant], r->cfg->split ? "_aic" : "");
+    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s", names[p->variant], ins[p->dt], outs[p->out],
+             r->cfg->split ? "_aic" : "");
     if ((st = dv_opr_use_kernel(r, blobs[p->variant], kernel, err)) != DV_OK)
         return st;
 

@@ -11,7 +11,8 @@
  * dv_xfer_cycles), MTE1 (L1 -> L0) and output-path cycles, the slowest
  * pipe setting the pace (all of them adding up for the serial variants),
  * plus the Cube's head where it restarts after waits; the estimate is
- * tiles per block x that, plus the A panels' loads.  The kernel reads the result as its record. */
+ * tiles per block x that, plus the A panels' loads.  The kernel (mm.inc)
+ * reads the result as its record (tiling.def). */
 #include "tiling.h"
 
 #include "dv_timing.h"
@@ -110,12 +111,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double step_cube = cube / steps, per_step_insns = 2 * (double)t->kl0 / (double)t->k0 + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
     double first = opc_max_d(0, chunk - hidden);
-    /* The Scalar unit walks every step: counted from mm_body.inc, about 40
-     * instructions (5 tiling loads, 2 divisions) plus 26 per K fractal (the
+    /* The Scalar unit walks every step: counted from mm.inc, about 40
+     * instructions (4 tiling loads, 2 divisions) plus 16 per K fractal (the
      * two load2d loops, each iteration a taken branch). */
     double kfr = (double)t->kl0 / (double)t->k0;
-    double scalar = steps * ((40 + 26 * kfr) * (double)cfg->s_alu_cycles + 2 * (double)cfg->s_div_cycles +
-                             5 * (double)cfg->s_mem_cycles + 2 * kfr * (double)cfg->s_branch_cycles);
+    double scalar = steps * ((40 + 16 * kfr) * (double)cfg->s_alu_cycles + 2 * (double)cfg->s_div_cycles +
+                             4 * (double)cfg->s_mem_cycles + 2 * kfr * (double)cfg->s_branch_cycles);
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
@@ -211,9 +212,10 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
 void mm_record(const mm_tiling *t, uint8_t *out)
 {
     const uint64_t f[MM_RECORD_FIELDS] = {
-        t->m,       t->n,      t->k,     t->mt,  t->nt,    t->kl1,   t->kl0, t->ntiles,  t->tpb,
-        t->tiles,   t->ldc,    t->dt,    t->out, t->reuse, t->oes,   t->l1b, t->l1bstep, t->l0step,
-        t->l0cstep, t->ubstep, t->l1tab, t->k0,  t->es,    t->uboes, t->ubnd};
+#define TILING_FIELD(member, sym, doc) t->member,
+#include "tiling.def"
+#undef TILING_FIELD
+    };
     for (unsigned i = 0; i < MM_RECORD_FIELDS; i++)
         for (unsigned b = 0; b < 8; b++)
             out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));

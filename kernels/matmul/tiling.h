@@ -1,6 +1,6 @@
 /* tiling.h - the matmul tiling function: how a chip's buffers cut C into
  * tiles and K into L1 chunks and L0 steps, and the record the kernel reads
- * (the layout mm_body.inc's T_* offsets name). */
+ * (tiling.def, which the kernel reads too). */
 #ifndef DV_MM_TILING_H
 #define DV_MM_TILING_H
 
@@ -22,15 +22,24 @@ typedef struct mm_problem {
     uint64_t force_mt, force_nt; /* 0, or the tile size the user asked for */
 } mm_problem;
 
-/* The record, field by field in mm_body.inc's order (u64 each). */
+/* The tiling: the record's fields (tiling.def), then what the host keeps. */
 typedef struct mm_tiling {
-    uint64_t m, n, k, mt, nt, kl1, kl0, ntiles, tpb, tiles, ldc, dt, out, reuse, oes, l1b, l1bstep, l0step,
-        l0cstep, ubstep, l1tab, k0, es, uboes, ubnd;
-    uint64_t blocks; /* block_dim (not in the record) */
-    double est_cycles; /* the model's estimate that chose it */
+#define TILING_FIELD(member, sym, doc) uint64_t member;
+#include "tiling.def"
+#undef TILING_FIELD
+    uint64_t dt, out;     /* the input type and output conversion (the kernel is chosen by them) */
+    uint64_t es, oes;     /* bytes per input element, per output element in GM */
+    uint64_t uboes;       /* coupled cores: bytes per element copy_l0c_ub writes to UB */
+    uint64_t blocks;      /* block_dim */
+    double est_cycles;    /* the model's estimate that chose it */
 } mm_tiling;
 
-enum { MM_RECORD_FIELDS = 25 };
+enum {
+    MM_RECORD_FIELDS = 0
+#define TILING_FIELD(member, sym, doc) +1
+#include "tiling.def"
+#undef TILING_FIELD
+};
 
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
