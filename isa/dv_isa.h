@@ -274,11 +274,12 @@ size_t dv_isa_count(void);
 const dv_insn_info *dv_isa_at(size_t index); /* table order */
 const dv_format *dv_isa_format(dv_fmt fmt);
 const dv_field_info *dv_isa_field(dv_field field);
-const char *dv_pipe_name(dv_pipe pipe);       /* "s", "v", ..., "all" (assembly) */
-const char *dv_pipe_trace_name(dv_pipe pipe); /* "SCALAR", "VECTOR", ..., "ALL" (msprof's lanes) */
-const char *dv_pipe_key(dv_pipe pipe);        /* "scalar", "vector", ... (events, statistics) */
-const char *dv_path_name(dv_path p);          /* "GM->L1", ...; "none" */
-const char *dv_path_key(dv_path p);           /* "gm_to_l1", ... (config, events, statistics) */
+/* The names of pipes.def and paths.def (one column each). */
+const char *dv_pipe_name(dv_pipe pipe);       /* in assembly (and "all") */
+const char *dv_pipe_trace_name(dv_pipe pipe); /* msprof's lane name (and "ALL") */
+const char *dv_pipe_key(dv_pipe pipe);        /* in events and statistics */
+const char *dv_path_name(dv_path p);          /* as msprof writes it; "none" */
+const char *dv_path_key(dv_path p);           /* in the config, events and statistics */
 const char *dv_tclass_name(dv_tclass tc);
 const char *dv_dtype_name(dv_dtype dt);
 unsigned dv_dtype_size(dv_dtype dt); /* bytes per element */

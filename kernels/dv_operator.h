@@ -117,7 +117,7 @@ typedef struct dv_opr_work {
 typedef struct dv_opr_roofline {
     double cube_cycles, vec_cycles, read_cycles, write_cycles, hbm_cycles;
     double bound_cycles;
-    const char *bound_by; /* "cube", "vector", a path name, or "hbm" */
+    const char *bound_by; /* the Cube's or the Vector unit's pipe key, a path name, or "HBM" */
     double achieved;      /* bound_cycles / actual cycles, 0..1 */
 } dv_opr_roofline;
 

@@ -365,13 +365,13 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
         double c;
         const char *by;
     } all[] = {
-        {out->cube_cycles, "cube"},
-        {out->vec_cycles, "vector"},
+        {out->cube_cycles, dv_pipe_key(DV_PIPE_M)},
+        {out->vec_cycles, dv_pipe_key(DV_PIPE_V)},
         {out->read_cycles, dv_path_name(w->read_path)},
         {out->write_cycles, dv_path_name(w->write_path)},
         {out->hbm_cycles, "HBM"},
     };
-    out->bound_by = "cube";
+    out->bound_by = dv_pipe_key(DV_PIPE_M);
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i].c > out->bound_cycles) {
             out->bound_cycles = all[i].c;

@@ -662,12 +662,13 @@ static void draw_source(viz_canvas *c, const layout *l, const viz_model *m, viz_
 
 static void draw_legend(viz_canvas *c, const layout *l)
 {
-    static const struct {
+    /* the units' colours under their pipes' names (isa/pipes.def) */
+    const struct {
         const char *name;
         uint32_t colour;
-    } items[] = {{"scalar", C_SCALAR},         {"dispatch", C_DISPATCH},
-                 {"transfer", C_DMA},          {"cube", C_CUBE},
-                 {"fixpipe", C_FIX},           {"vector", C_VEC},
+    } items[] = {{dv_pipe_key(DV_PIPE_S), C_SCALAR}, {"dispatch", C_DISPATCH},
+                 {"transfer", C_DMA},                {dv_pipe_key(DV_PIPE_M), C_CUBE},
+                 {"fixpipe", C_FIX},                 {dv_pipe_key(DV_PIPE_V), C_VEC},
                  {"vec exp/div", C_VEC_HEAVY}, {"vec reduce/cmp", C_VEC_RED},
                  {"vec conv", C_VEC_CONV},     {"set_flag", C_SET},
                  {"wait/blocked", C_WAIT},     {"queue full", C_STALL_FULL},

@@ -70,7 +70,7 @@ static void add_roofline(dv_stat_list *l, const dv_chip_config *cfg, unsigned id
 {
     double peak_macs = dv_config_core_macs_fp16(cfg);
     double bound = (double)s->cube_macs / peak_macs;
-    const char *bound_by = "cube";
+    const char *bound_by = dv_pipe_key(DV_PIPE_M);
     /* Vector: every repeat takes at least the 16-bit slope; 32-bit lanes
      * (a quarter of a repeat's bytes) go at the 32-bit slope, 8-bit ones
      * fill a repeat with as many lanes as it has bytes. */
@@ -82,7 +82,7 @@ static void add_roofline(dv_stat_list *l, const dv_chip_config *cfg, unsigned id
         vec = (double)s->vec_repeats * (double)cfg->vec_slope_b16;
     if (vec > bound) {
         bound = vec;
-        bound_by = "vector";
+        bound_by = dv_pipe_key(DV_PIPE_V);
     }
     for (int p = 1; p < DV_PATH_COUNT; p++) {
         uint64_t bw = dv_path_bw(cfg, (dv_path)p);
