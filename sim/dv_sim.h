@@ -119,8 +119,8 @@ const dv_obj_kernel *dv_sim_kernel(const dv_sim *s);
 dv_status dv_sim_set_arg(dv_sim *s, unsigned index, uint64_t value, dv_error *err);
 /* Number of blocks to launch (default 1). */
 dv_status dv_sim_set_blocks(dv_sim *s, uint64_t block_dim, dv_error *err);
-/* Adds an observer (dv_hooks.h) before the run starts; h and what it points
- * to must outlive the run.  At most DV_SIM_MAX_HOOKS, and one of them
+/* Adds an observer (dv_hooks.h) before the run starts.  The simulation keeps
+ * a copy of *h; h->user must outlive the run.  At most DV_SIM_MAX_HOOKS, and one of them
  * may pace. */
 enum { DV_SIM_MAX_HOOKS = 4 };
 dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err);

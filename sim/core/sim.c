@@ -5,7 +5,6 @@
 
 #include "core_events.h"
 #include "dv_core.h"
-#include "sim_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,13 +44,11 @@ struct dv_sim {
     bool interrupt;   /* dv_sim_interrupt */
     uint64_t horizon; /* the end of the last slice dv_sim_advance went through */
     /* observers */
-    const dv_sim_hooks *hooks[DV_SIM_MAX_HOOKS];
+    dv_sim_hooks hooks[DV_SIM_MAX_HOOKS]; /* copies of what was added */
     unsigned nhooks;
     hook_clock clocks[DV_SIM_MAX_HOOKS];
     dv_sim_hooks fanout;             /* the cores' events to several observers */
     const dv_sim_hooks *core_hooks;  /* what the cores call: NULL, one observer or fanout */
-    dv_sim_hooks owned[DV_SIM_MAX_HOOKS]; /* sim_hooks_slot */
-    unsigned nowned;
     dv_counter_source counters;      /* dv_sim_counters */
 };
 
@@ -61,32 +58,32 @@ static void fan_block(void *user, unsigned core, uint64_t block_idx, uint64_t cy
 {
     const dv_sim *s = user;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->block)
-            s->hooks[i]->block(s->hooks[i]->user, core, block_idx, cycle);
+        if (s->hooks[i].block)
+            s->hooks[i].block(s->hooks[i].user, core, block_idx, cycle);
 }
 
 static void fan_insn(void *user, const dv_trace_insn *ev)
 {
     const dv_sim *s = user;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->insn)
-            s->hooks[i]->insn(s->hooks[i]->user, ev);
+        if (s->hooks[i].insn)
+            s->hooks[i].insn(s->hooks[i].user, ev);
 }
 
 static void fan_flag(void *user, const dv_trace_flag *ev)
 {
     const dv_sim *s = user;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->flag)
-            s->hooks[i]->flag(s->hooks[i]->user, ev);
+        if (s->hooks[i].flag)
+            s->hooks[i].flag(s->hooks[i].user, ev);
 }
 
 static void fan_stall(void *user, const dv_trace_stall *ev)
 {
     const dv_sim *s = user;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->stall)
-            s->hooks[i]->stall(s->hooks[i]->user, ev);
+        if (s->hooks[i].stall)
+            s->hooks[i].stall(s->hooks[i].user, ev);
 }
 
 static bool watches_cores(const dv_sim_hooks *h)
@@ -100,8 +97,8 @@ static void choose_core_hooks(dv_sim *s)
     unsigned n = 0;
     s->core_hooks = NULL;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (watches_cores(s->hooks[i])) {
-            s->core_hooks = s->hooks[i];
+        if (watches_cores(&s->hooks[i])) {
+            s->core_hooks = &s->hooks[i];
             n++;
         }
     if (n > 1) {
@@ -118,9 +115,9 @@ dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err)
     if (s->nhooks == DV_SIM_MAX_HOOKS)
         return dv_error_set(err, DV_ERR_USAGE, "at most %d observers of one run", DV_SIM_MAX_HOOKS);
     for (unsigned i = 0; h->pace && i < s->nhooks; i++)
-        if (s->hooks[i]->pace)
+        if (s->hooks[i].pace)
             return dv_error_set(err, DV_ERR_USAGE, "only one observer may pace a run");
-    s->hooks[s->nhooks++] = h;
+    s->hooks[s->nhooks++] = *h;
     return DV_OK;
 }
 
@@ -128,14 +125,9 @@ void dv_sim_remove_hooks(dv_sim *s, const void *user)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->user != user)
+        if (s->hooks[i].user != user)
             s->hooks[n++] = s->hooks[i];
     s->nhooks = n;
-}
-
-dv_sim_hooks *sim_hooks_slot(dv_sim *s)
-{
-    return s->nowned < DV_SIM_MAX_HOOKS ? &s->owned[s->nowned++] : NULL;
 }
 
 /* ---- the counter source (dv_counters.h) over the launch's cores ---- */
@@ -269,7 +261,7 @@ static void on_clock(dv_event *ev, void *ctx)
     (void)ctx;
     hook_clock *k = (hook_clock *)((char *)ev - offsetof(hook_clock, ev));
     dv_sim *s = k->sim;
-    const dv_sim_hooks *h = s->hooks[k->hook];
+    const dv_sim_hooks *h = &s->hooks[k->hook];
     h->tick(h->user, s->q.now);
     dv_error err;
     dv_evq_schedule(&s->q, &k->ev, s->q.now + k->period, DV_PRIO_SAMPLE, &err);
@@ -288,7 +280,7 @@ static size_t clocks_queued(const dv_sim *s)
 static dv_status start_clocks(dv_sim *s, dv_error *err)
 {
     for (unsigned i = 0; i < s->nhooks; i++) {
-        const dv_sim_hooks *h = s->hooks[i];
+        const dv_sim_hooks *h = &s->hooks[i];
         hook_clock *k = &s->clocks[i];
         dv_event_init(&k->ev, on_clock);
         k->sim = s;
@@ -434,8 +426,8 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         s->core_ptrs[i] = c;
     }
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->launch)
-            s->hooks[i]->launch(s->hooks[i]->user, s);
+        if (s->hooks[i].launch)
+            s->hooks[i].launch(s->hooks[i].user, s);
     for (unsigned g = 0; g < groups; g++) {
         dv_status st = start_group(s, g, s->next_block++, 0, err);
         if (st != DV_OK)
@@ -564,8 +556,8 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
     }
     res->stop = stopped ? stopped->stop : DV_STOP_DONE;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->end)
-            s->hooks[i]->end(s->hooks[i]->user, res->cycles, res->stop == DV_STOP_DONE);
+        if (s->hooks[i].end)
+            s->hooks[i].end(s->hooks[i].user, res->cycles, res->stop == DV_STOP_DONE);
     res->message = stopped ? stopped->stop_msg : "";
     res->stats = &s->cores[0].stats;
     res->ncores = s->ncores;
@@ -581,8 +573,8 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         return st;
     const dv_sim_hooks *pacer = NULL;
     for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i]->pace)
-            pacer = s->hooks[i];
+        if (s->hooks[i].pace)
+            pacer = &s->hooks[i];
     if (!pacer) {
         dv_sim_advance(s, UINT64_MAX, err);
     } else {

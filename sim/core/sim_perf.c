@@ -2,7 +2,6 @@
  * glue between perfcounters/ and the hook interface (dv_sim_perf.h). */
 #include "dv_sim_perf.h"
 
-#include "sim_hooks.h"
 
 static void on_launch(void *user, const dv_sim *sim)
 {
@@ -30,14 +29,8 @@ dv_perf *dv_sim_perf_open(dv_sim *s, const char *const *events, unsigned n, int 
     dv_perf *p = dv_perf_open(dv_sim_counters(s), events, n, core, err);
     if (!p)
         return NULL;
-    dv_sim_hooks *h = sim_hooks_slot(s);
-    if (!h) {
-        dv_perf_close(p);
-        dv_error_set(err, DV_ERR_USAGE, "at most %d counter groups on one simulation", DV_SIM_MAX_HOOKS);
-        return NULL;
-    }
-    *h = (dv_sim_hooks){.user = p, .launch = on_launch, .period = period_of, .tick = on_tick, .end = on_end};
-    if (dv_sim_add_hooks(s, h, err) != DV_OK) {
+    dv_sim_hooks h = {.user = p, .launch = on_launch, .period = period_of, .tick = on_tick, .end = on_end};
+    if (dv_sim_add_hooks(s, &h, err) != DV_OK) {
         dv_perf_close(p);
         return NULL;
     }

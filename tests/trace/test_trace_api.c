@@ -7,7 +7,10 @@
  *   - the counters' windows add up to the statistics (bytes per path, busy
  *     cycles per pipe);
  *   - dv_sim_interrupt and the interrupt flag stop a run as DV_STOP_INTERRUPTED
- *     with whole statistics. */
+ *     with whole statistics;
+ *   - two simulations advanced in turns, each with its own hooks, give each
+ *     the cycles, statistics, hook counts and results it gives alone (the
+ *     simulator keeps no state outside its dv_sim). */
 #include "dv_operator.h"
 #include "dv_tcount.h"
 #include "dv_test_main.h"
@@ -254,6 +257,79 @@ START_TEST(test_hooks_count_everything)
 }
 END_TEST
 
+/* ---- two simulations in turns ---- */
+
+static recorder *watch(dv_sim *s)
+{
+    recorder *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    r->order_ok = r->overlap_ok = true;
+    dv_sim_hooks sink = {.user = r, .launch = rec_launch, .block = rec_block, .insn = rec_insn, .flag = rec_flag,
+                         .stall = rec_stall};
+    ck_assert_int_eq(dv_sim_add_hooks(s, &sink, NULL), DV_OK);
+    return r;
+}
+
+/* The hooks of one simulation saw its own instructions, all of them. */
+static void saw_own(const recorder *r, dv_sim *s, const dv_run_result *res)
+{
+    ck_assert(r->launched);
+    ck_assert_uint_eq(r->ncores, res->ncores);
+    ck_assert_uint_eq(r->blocks, res->block_dim);
+    ck_assert(r->order_ok && r->overlap_ok);
+    for (unsigned i = 0; i < res->ncores; i++)
+        for (int l = 0; l < DV_PIPE_COUNT; l++)
+            ck_assert_uint_eq(r->insns[i][l], tc_core(s, i).stats->pipe[l].insns);
+}
+
+/* Pairs of cases[] on different chips or operators. */
+static const unsigned pairs[][2] = {{0, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 0}};
+enum { NPAIRS = sizeof pairs / sizeof pairs[0] };
+
+START_TEST(test_interleaved)
+{
+    const op_case *ca = &cases[pairs[_i][0]], *cb = &cases[pairs[_i][1]];
+    dv_error err = {DV_OK, ""};
+    dv_opr_run *alone_a = make(ca), *alone_b = make(cb), *a = make(ca), *b = make(cb);
+    dv_run_result ra0, rb0, ra, rb;
+    ck_assert_int_eq(dv_sim_run(dv_opr_sim(alone_a), 0, &ra0, &err), DV_OK);
+    ck_assert_int_eq(dv_sim_run(dv_opr_sim(alone_b), 0, &rb0, &err), DV_OK);
+    dv_sim *sa = dv_opr_sim(a), *sb = dv_opr_sim(b);
+    recorder *wa = watch(sa), *wb = watch(sb);
+    ck_assert_int_eq(dv_sim_start(sa, 0, &err), DV_OK);
+    ck_assert_int_eq(dv_sim_start(sb, 0, &err), DV_OK);
+    /* turns of unequal length, so the two are never at the same cycle for long */
+    uint64_t until_a = 0, until_b = 0;
+    bool more_a = true, more_b = true;
+    while (more_a || more_b) {
+        if (more_a)
+            more_a = dv_sim_advance(sa, until_a += 29, &err);
+        if (more_b)
+            more_b = dv_sim_advance(sb, until_b += 41, &err);
+    }
+    ck_assert_int_eq(dv_sim_finish(sa, &ra, &err), DV_OK);
+    ck_assert_int_eq(dv_sim_finish(sb, &rb, &err), DV_OK);
+    dv_tcount_finish(wa->tc, ra.cycles);
+    dv_tcount_finish(wb->tc, rb.cycles);
+    same_stats(dv_opr_sim(alone_a), sa, &ra0, &ra);
+    same_stats(dv_opr_sim(alone_b), sb, &rb0, &rb);
+    saw_own(wa, sa, &ra);
+    saw_own(wb, sb, &rb);
+    ck_assert_int_eq(dv_opr_check_outputs(a, &err), DV_OK);
+    ck_assert_int_eq(dv_opr_check_outputs(b, &err), DV_OK);
+    ck_assert_uint_eq(a->check.mismatches, 0);
+    ck_assert_uint_eq(b->check.mismatches, 0);
+    dv_tcount_destroy(wa->tc);
+    dv_tcount_destroy(wb->tc);
+    free(wa);
+    free(wb);
+    dv_opr_destroy(alone_a);
+    dv_opr_destroy(alone_b);
+    dv_opr_destroy(a);
+    dv_opr_destroy(b);
+}
+END_TEST
+
 /* ---- interrupts ---- */
 
 static uint64_t pace_interrupt(void *user, dv_sim *s)
@@ -340,6 +416,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_sliced_runs_match, 0, NCASES);
     tcase_add_loop_test(tc, test_hooks_count_everything, 0, NCASES);
+    tcase_add_loop_test(tc, test_interleaved, 0, NPAIRS);
     tcase_add_test(tc, test_interrupt);
     tcase_add_test(tc, test_limit_sliced);
     suite_add_tcase(s, tc);
