@@ -58,155 +58,181 @@ static bool csr_read(dv_core *c, unsigned csr, uint64_t *v)
     }
 }
 
+/* A latency of 0 in a chip config still takes a cycle. */
+static uint64_t cycles_of(uint64_t lat)
+{
+    return lat ? lat : 1;
+}
+
+static void write_rd(dv_core *c, const dv_insn *in, uint64_t r)
+{
+    if (in->f[DV_F_R0] != 0)
+        c->regs[in->f[DV_F_R0]] = r;
+}
+
+/* The arithmetic and logic instructions: *r and *lat, or false if `in` is
+ * none of them.  Division by zero and INT64_MIN / -1 give RISC-V's results. */
+static bool alu_op(const dv_chip_config *cfg, const dv_insn *in, const uint64_t *x, uint64_t *r, uint64_t *lat)
+{
+    uint64_t a = x[in->f[DV_F_R1]], b = x[in->f[DV_F_R2]];
+    int64_t imm = in->f[DV_F_IMM];
+    bool overflow = (int64_t)a == INT64_MIN && (int64_t)b == -1;
+    switch (in->op) {
+    case DV_OP_ADD: *r = a + b; break;
+    case DV_OP_SUB: *r = a - b; break;
+    case DV_OP_MUL: *r = a * b, *lat = cfg->s_mul_cycles; break;
+    case DV_OP_MULH: *r = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64), *lat = cfg->s_mul_cycles; break;
+    case DV_OP_DIV:
+        *r = b == 0 ? ~0ull : overflow ? a : (uint64_t)((int64_t)a / (int64_t)b), *lat = cfg->s_div_cycles;
+        break;
+    case DV_OP_DIVU: *r = b == 0 ? ~0ull : a / b, *lat = cfg->s_div_cycles; break;
+    case DV_OP_REM:
+        *r = b == 0 ? a : overflow ? 0 : (uint64_t)((int64_t)a % (int64_t)b), *lat = cfg->s_div_cycles;
+        break;
+    case DV_OP_REMU: *r = b == 0 ? a : a % b, *lat = cfg->s_div_cycles; break;
+    case DV_OP_AND: *r = a & b; break;
+    case DV_OP_OR: *r = a | b; break;
+    case DV_OP_XOR: *r = a ^ b; break;
+    case DV_OP_SLL: *r = a << (b & 63); break;
+    case DV_OP_SRL: *r = a >> (b & 63); break;
+    case DV_OP_SRA: *r = (uint64_t)((int64_t)a >> (b & 63)); break;
+    case DV_OP_SLT: *r = (int64_t)a < (int64_t)b; break;
+    case DV_OP_SLTU: *r = a < b; break;
+    case DV_OP_MIN: *r = (int64_t)a < (int64_t)b ? a : b; break;
+    case DV_OP_MAX: *r = (int64_t)a > (int64_t)b ? a : b; break;
+    case DV_OP_MINU: *r = a < b ? a : b; break;
+    case DV_OP_MAXU: *r = a > b ? a : b; break;
+    case DV_OP_ADDI: *r = a + (uint64_t)imm; break;
+    case DV_OP_MULI: *r = a * (uint64_t)imm, *lat = cfg->s_mul_cycles; break;
+    case DV_OP_ANDI: *r = a & (uint64_t)imm; break;
+    case DV_OP_ORI: *r = a | (uint64_t)imm; break;
+    case DV_OP_XORI: *r = a ^ (uint64_t)imm; break;
+    case DV_OP_SLLI: *r = a << (imm & 63); break;
+    case DV_OP_SRLI: *r = a >> (imm & 63); break;
+    case DV_OP_SRAI: *r = (uint64_t)((int64_t)a >> (imm & 63)); break;
+    case DV_OP_SLTI: *r = (int64_t)a < imm; break;
+    case DV_OP_SLTIU: *r = a < (uint64_t)imm; break;
+    case DV_OP_LI: *r = sx32(imm); break;
+    case DV_OP_LIH: *r = (x[in->f[DV_F_R0]] & 0xffffffffull) | ((uint64_t)in->f[DV_F_UIMM] << 32); break;
+    default: return false;
+    }
+    return true;
+}
+
+/* lb .. ld: little-endian, sign- or zero-extended. */
+static uint64_t exec_load(dv_core *c, const dv_insn *in)
+{
+    static const unsigned size[] = {1, 1, 2, 2, 4, 4, 8};
+    unsigned k = (unsigned)(in->op - DV_OP_LB), n = size[k];
+    uint8_t *p;
+    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, &p))
+        return 0;
+    uint64_t r = load_le(p, n);
+    bool sign = k == 0 || k == 2 || k == 4;
+    if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
+        r |= ~0ull << (8 * n);
+    write_rd(c, in, r);
+    return cycles_of(c->cfg->s_mem_cycles);
+}
+
+/* sb .. sd: the low bytes of rs, little-endian. */
+static uint64_t exec_store(dv_core *c, const dv_insn *in)
+{
+    unsigned n = 1u << (in->op - DV_OP_SB);
+    uint8_t *p;
+    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, &p))
+        return 0;
+    uint64_t v = c->regs[in->f[DV_F_R0]];
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return cycles_of(c->cfg->s_mem_cycles);
+}
+
+/* A conditional branch costs an ALU cycle, taken the branch latency. */
+static uint64_t exec_branch(dv_core *c, const dv_insn *in, uint64_t *next_pc)
+{
+    uint64_t s1 = c->regs[in->f[DV_F_R0]], s2 = c->regs[in->f[DV_F_R1]];
+    bool t;
+    switch (in->op) {
+    case DV_OP_BEQ: t = s1 == s2; break;
+    case DV_OP_BNE: t = s1 != s2; break;
+    case DV_OP_BLT: t = (int64_t)s1 < (int64_t)s2; break;
+    case DV_OP_BGE: t = (int64_t)s1 >= (int64_t)s2; break;
+    case DV_OP_BLTU: t = s1 < s2; break;
+    default: t = s1 >= s2; break;
+    }
+    if (!t)
+        return cycles_of(c->cfg->s_alu_cycles);
+    *next_pc = c->pc + (uint64_t)in->f[DV_F_TARGET];
+    return cycles_of(c->cfg->s_branch_cycles);
+}
+
+/* csrr: the core's identity and clocks, then the PMU's registers. */
+static uint64_t exec_csrr(dv_core *c, const dv_insn *in)
+{
+    unsigned csr = (unsigned)in->f[DV_F_CSR];
+    uint64_t r;
+    if (!csr_read(c, csr, &r) && !dv_pmu_read(&c->pmu, csr, &r)) {
+        core_fault(c, DV_PIPE_S, c->pc, "csrr: CSR 0x%03x does not exist", csr);
+        return 0;
+    }
+    write_rd(c, in, r);
+    return cycles_of(c->cfg->s_alu_cycles);
+}
+
+/* csrw: only the writable CSRs of the table, which are the PMU's. */
+static uint64_t exec_csrw(dv_core *c, const dv_insn *in)
+{
+    unsigned csr = (unsigned)in->f[DV_F_CSR];
+    const dv_csr_info *ci = dv_csr_by_number(csr);
+    char why[160] = "not writable";
+    if (!ci || !ci->writable || !dv_pmu_write(&c->pmu, csr, c->regs[in->f[DV_F_R1]], why, sizeof why)) {
+        core_fault(c, DV_PIPE_S, c->pc, "csrw: %s: %s", ci ? ci->name : "CSR", ci ? why : "does not exist");
+        return 0;
+    }
+    return cycles_of(c->cfg->s_alu_cycles);
+}
+
 /* Runs one scalar instruction; returns its latency, or 0 after a fault. */
 static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
 {
-    const dv_chip_config *cfg = c->cfg;
-    uint64_t *x = c->regs;
-    uint64_t a = x[in->f[DV_F_R1]], b = x[in->f[DV_F_R2]];
-    int64_t imm = in->f[DV_F_IMM];
-    uint64_t r = 0, lat = cfg->s_alu_cycles;
-    bool write = true;
+    uint64_t r = 0, lat = c->cfg->s_alu_cycles;
+    if (alu_op(c->cfg, in, c->regs, &r, &lat)) {
+        write_rd(c, in, r);
+        return cycles_of(lat);
+    }
     switch (in->op) {
-    case DV_OP_NOP: write = false; break;
-    case DV_OP_ADD: r = a + b; break;
-    case DV_OP_SUB: r = a - b; break;
-    case DV_OP_MUL: r = a * b, lat = cfg->s_mul_cycles; break;
-    case DV_OP_MULH:
-        r = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64), lat = cfg->s_mul_cycles;
-        break;
-    case DV_OP_DIV:
-        lat = cfg->s_div_cycles;
-        r = b == 0                                          ? ~0ull
-            : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? a
-                                                            : (uint64_t)((int64_t)a / (int64_t)b);
-        break;
-    case DV_OP_DIVU: r = b == 0 ? ~0ull : a / b, lat = cfg->s_div_cycles; break;
-    case DV_OP_REM:
-        lat = cfg->s_div_cycles;
-        r = b == 0                                          ? a
-            : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? 0
-                                                            : (uint64_t)((int64_t)a % (int64_t)b);
-        break;
-    case DV_OP_REMU: r = b == 0 ? a : a % b, lat = cfg->s_div_cycles; break;
-    case DV_OP_AND: r = a & b; break;
-    case DV_OP_OR: r = a | b; break;
-    case DV_OP_XOR: r = a ^ b; break;
-    case DV_OP_SLL: r = a << (b & 63); break;
-    case DV_OP_SRL: r = a >> (b & 63); break;
-    case DV_OP_SRA: r = (uint64_t)((int64_t)a >> (b & 63)); break;
-    case DV_OP_SLT: r = (int64_t)a < (int64_t)b; break;
-    case DV_OP_SLTU: r = a < b; break;
-    case DV_OP_MIN: r = (int64_t)a < (int64_t)b ? a : b; break;
-    case DV_OP_MAX: r = (int64_t)a > (int64_t)b ? a : b; break;
-    case DV_OP_MINU: r = a < b ? a : b; break;
-    case DV_OP_MAXU: r = a > b ? a : b; break;
-    case DV_OP_ADDI: r = a + (uint64_t)imm; break;
-    case DV_OP_MULI: r = a * (uint64_t)imm, lat = cfg->s_mul_cycles; break;
-    case DV_OP_ANDI: r = a & (uint64_t)imm; break;
-    case DV_OP_ORI: r = a | (uint64_t)imm; break;
-    case DV_OP_XORI: r = a ^ (uint64_t)imm; break;
-    case DV_OP_SLLI: r = a << (imm & 63); break;
-    case DV_OP_SRLI: r = a >> (imm & 63); break;
-    case DV_OP_SRAI: r = (uint64_t)((int64_t)a >> (imm & 63)); break;
-    case DV_OP_SLTI: r = (int64_t)a < imm; break;
-    case DV_OP_SLTIU: r = a < (uint64_t)imm; break;
-    case DV_OP_LI: r = sx32(imm); break;
-    case DV_OP_LIH: r = (x[in->f[DV_F_R0]] & 0xffffffffull) | ((uint64_t)in->f[DV_F_UIMM] << 32); break;
+    case DV_OP_NOP: return cycles_of(lat);
     case DV_OP_LB:
     case DV_OP_LBU:
     case DV_OP_LH:
     case DV_OP_LHU:
     case DV_OP_LW:
     case DV_OP_LWU:
-    case DV_OP_LD: {
-        static const unsigned size[] = {1, 1, 2, 2, 4, 4, 8};
-        unsigned k = (unsigned)(in->op - DV_OP_LB), n = size[k];
-        uint8_t *p;
-        if (!scalar_mem(c, in, a + (uint64_t)imm, n, &p))
-            return 0;
-        r = load_le(p, n);
-        bool sign = k == 0 || k == 2 || k == 4;
-        if (sign && n < 8 && (r >> (8 * n - 1)) & 1)
-            r |= ~0ull << (8 * n);
-        lat = cfg->s_mem_cycles;
-        break;
-    }
+    case DV_OP_LD: return exec_load(c, in);
     case DV_OP_SB:
     case DV_OP_SH:
     case DV_OP_SW:
-    case DV_OP_SD: {
-        unsigned n = 1u << (in->op - DV_OP_SB);
-        uint8_t *p;
-        if (!scalar_mem(c, in, a + (uint64_t)imm, n, &p))
-            return 0;
-        uint64_t v = x[in->f[DV_F_R0]];
-        for (unsigned i = 0; i < n; i++)
-            p[i] = (uint8_t)(v >> (8 * i));
-        write = false;
-        lat = cfg->s_mem_cycles;
-        break;
-    }
+    case DV_OP_SD: return exec_store(c, in);
     case DV_OP_BEQ:
     case DV_OP_BNE:
     case DV_OP_BLT:
     case DV_OP_BGE:
     case DV_OP_BLTU:
-    case DV_OP_BGEU: {
-        uint64_t s1 = x[in->f[DV_F_R0]], s2 = x[in->f[DV_F_R1]];
-        bool t = false;
-        switch (in->op) {
-        case DV_OP_BEQ: t = s1 == s2; break;
-        case DV_OP_BNE: t = s1 != s2; break;
-        case DV_OP_BLT: t = (int64_t)s1 < (int64_t)s2; break;
-        case DV_OP_BGE: t = (int64_t)s1 >= (int64_t)s2; break;
-        case DV_OP_BLTU: t = s1 < s2; break;
-        default: t = s1 >= s2; break;
-        }
-        if (t) {
-            *next_pc = c->pc + (uint64_t)in->f[DV_F_TARGET];
-            lat = cfg->s_branch_cycles;
-        }
-        write = false;
-        break;
-    }
+    case DV_OP_BGEU: return exec_branch(c, in, next_pc);
     case DV_OP_JAL:
-        r = c->pc + DV_INSN_BYTES;
-        *next_pc = c->pc + (uint64_t)in->f[DV_F_TARGET];
-        lat = cfg->s_branch_cycles;
-        break;
     case DV_OP_JALR:
-        r = c->pc + DV_INSN_BYTES;
-        *next_pc = a + (uint64_t)imm;
-        lat = cfg->s_branch_cycles;
-        break;
-    case DV_OP_CSRR: {
-        unsigned csr = (unsigned)in->f[DV_F_CSR];
-        if (!csr_read(c, csr, &r) && !dv_pmu_read(&c->pmu, csr, &r)) {
-            core_fault(c, DV_PIPE_S, c->pc, "csrr: CSR 0x%03x does not exist", csr);
-            return 0;
-        }
-        break;
-    }
-    case DV_OP_CSRW: {
-        unsigned csr = (unsigned)in->f[DV_F_CSR];
-        const dv_csr_info *ci = dv_csr_by_number(csr);
-        char why[160] = "not writable";
-        if (!ci || !ci->writable || !dv_pmu_write(&c->pmu, csr, x[in->f[DV_F_R1]], why, sizeof why)) {
-            core_fault(c, DV_PIPE_S, c->pc, "csrw: %s: %s", ci ? ci->name : "CSR",
-                       ci ? why : "does not exist");
-            return 0;
-        }
-        write = false;
-        break;
-    }
+        /* the target first: jalr's base may be its link register */
+        *next_pc = in->op == DV_OP_JAL ? c->pc + (uint64_t)in->f[DV_F_TARGET]
+                                       : c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM];
+        write_rd(c, in, c->pc + DV_INSN_BYTES);
+        return cycles_of(c->cfg->s_branch_cycles);
+    case DV_OP_CSRR: return exec_csrr(c, in);
+    case DV_OP_CSRW: return exec_csrw(c, in);
     default:
         core_fault(c, DV_PIPE_S, c->pc, "%s is not a scalar instruction", dv_isa_info(in->op)->mnemonic);
         return 0;
     }
-    if (write && in->f[DV_F_R0] != 0)
-        x[in->f[DV_F_R0]] = r;
-    return lat ? lat : 1;
 }
 
 /* Non-scalar instructions: sync handled here or queued, tensor work queued. */
