@@ -7,7 +7,9 @@
 
 #include "dv_status.h"
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum { EXIT_USAGE = 64 };
@@ -49,8 +51,15 @@ int cmd_run_with(int argc, char **argv, const struct cli_run_hooks *hooks);
 int cli_fail(const dv_error *err);
 /* Prints "dvsim CMD: message" for a usage error and returns 64. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Writes s as a JSON string literal (quotes, escapes). */
-void cli_json_string(FILE *out, const char *s);
+/* JSON output goes through cJSON, which escapes every string.  A uint64_t
+ * as a JSON number with all its digits (cJSON's own numbers are doubles). */
+cJSON *cli_json_u64(uint64_t v);
+/* Adds key: v to obj; false if memory ran out. */
+bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v);
+/* Prints root (formatted) and a newline on stdout and deletes it.  ok false
+ * (or root NULL) means building it ran out of memory.  Returns the exit
+ * code: 0, 70 out of memory, 74 stdout failed. */
+int cli_print_json(cJSON *root, bool ok);
 /* True if argv[i] is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,18 +69,37 @@ dv_status cli_write_file(const char *path, const void *data, size_t len, dv_erro
     return DV_OK;
 }
 
-void cli_json_string(FILE *out, const char *s)
+cJSON *cli_json_u64(uint64_t v)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", *s);
-        else
-            fputc(*s, out);
+    /* cJSON keeps numbers as doubles and prints 15 significant digits: a
+     * counter past 2^53 or 1e15 would lose digits or gain an exponent. */
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    return cJSON_CreateRaw(text);
+}
+
+bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v)
+{
+    cJSON *item = cli_json_u64(v);
+    if (item && cJSON_AddItemToObject(obj, key, item))
+        return true;
+    cJSON_Delete(item);
+    return false;
+}
+
+int cli_print_json(cJSON *root, bool ok)
+{
+    char *text = ok && root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) {
+        fprintf(stderr, "dvsim: out of memory for the JSON output\n");
+        return 70;
     }
-    fputc('"', out);
+    int rc = printf("%s\n", text) < 0 || fflush(stdout) != 0 ? 74 : 0;
+    free(text);
+    if (rc)
+        fprintf(stderr, "dvsim: writing to standard output failed\n");
+    return rc;
 }
 
 double cli_now(void)

@@ -11,6 +11,22 @@ void cmd_counters_help(FILE *out)
                  "name, unit and meaning.\n");
 }
 
+static int print_json(void)
+{
+    cJSON *list = cJSON_CreateArray();
+    bool ok = list != NULL;
+    for (int i = 0; ok && i < DV_EV_COUNT; i++) {
+        const dv_event_info *e = dv_event_info_of((dv_event_id)i);
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(list, o);
+        if (!ok)
+            cJSON_Delete(o);
+        ok = ok && cJSON_AddNumberToObject(o, "number", i) && cJSON_AddStringToObject(o, "name", e->name) &&
+             cJSON_AddStringToObject(o, "unit", e->unit) && cJSON_AddStringToObject(o, "description", e->doc);
+    }
+    return cli_print_json(list, ok);
+}
+
 int cmd_counters(int argc, char **argv)
 {
     bool json = false;
@@ -21,22 +37,10 @@ int cmd_counters(int argc, char **argv)
             return cli_usage_error("counters", "unknown argument '%s'", argv[i]);
     }
     if (json)
-        printf("[\n");
+        return print_json();
     for (int i = 0; i < DV_EV_COUNT; i++) {
         const dv_event_info *e = dv_event_info_of((dv_event_id)i);
-        if (json) {
-            printf("  {\"number\": %d, \"name\": ", i);
-            cli_json_string(stdout, e->name);
-            printf(", \"unit\": ");
-            cli_json_string(stdout, e->unit);
-            printf(", \"description\": ");
-            cli_json_string(stdout, e->doc);
-            printf("}%s\n", i + 1 < DV_EV_COUNT ? "," : "");
-        } else {
-            printf("%3d  %-32s %-13s %s\n", i, e->name, e->unit, e->doc);
-        }
+        printf("%3d  %-32s %-13s %s\n", i, e->name, e->unit, e->doc);
     }
-    if (json)
-        printf("]\n");
     return 0;
 }
