@@ -4,6 +4,7 @@
 #include "dv_config.h"
 
 #include <dirent.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,14 +183,22 @@ static void chip_row(const entry *e)
 
 int cmd_chips(int argc, char **argv)
 {
+    enum { JSON = CLI_OPT_FIRST, KEYS };
+    static const struct option longopts[] = {{"json", no_argument, NULL, JSON},
+                                             {"keys", no_argument, NULL, KEYS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     bool json = false, keys = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--keys") == 0)
-            keys = true;
-        else
-            return cli_usage_error("chips", "unknown argument '%s'", argv[i]);
+    cli_getopt g;
+    cli_getopt_init(&g, "chips", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_chips_help(stdout); return 0;
+        case JSON: json = true; break;
+        case KEYS: keys = true; break;
+        case CLI_ARG: return cli_usage_error("chips", "unknown argument '%s'", g.arg);
+        default: return EXIT_USAGE;
+        }
     }
     if (keys)
         return list_keys(json);

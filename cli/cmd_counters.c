@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "dv_events.h"
 
+#include <getopt.h>
 #include <string.h>
 
 void cmd_counters_help(FILE *out)
@@ -29,12 +30,19 @@ static int print_json(void)
 
 int cmd_counters(int argc, char **argv)
 {
+    enum { JSON = CLI_OPT_FIRST };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, JSON}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else
-            return cli_usage_error("counters", "unknown argument '%s'", argv[i]);
+    cli_getopt g;
+    cli_getopt_init(&g, "counters", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_counters_help(stdout); return 0;
+        case JSON: json = true; break;
+        case CLI_ARG: return cli_usage_error("counters", "unknown argument '%s'", g.arg);
+        default: return EXIT_USAGE;
+        }
     }
     if (json)
         return print_json();

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "dv_samples.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,17 +112,25 @@ int cmd_pmu_dump(int argc, char **argv)
     const char *path = NULL;
     dump d;
     memset(&d, 0, sizeof d);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            d.json = true;
-        else if (strcmp(argv[i], "--csv") == 0)
-            d.json = false;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage_error("pmu-dump", "unknown option '%s'", argv[i]);
-        else if (path)
-            return cli_usage_error("pmu-dump", "one file at a time");
-        else
-            path = argv[i];
+    enum { JSON = CLI_OPT_FIRST, CSV };
+    static const struct option longopts[] = {{"json", no_argument, NULL, JSON},
+                                             {"csv", no_argument, NULL, CSV},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    cli_getopt g;
+    cli_getopt_init(&g, "pmu-dump", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_pmu_dump_help(stdout); return 0;
+        case JSON: d.json = true; break;
+        case CSV: d.json = false; break;
+        case CLI_ARG:
+            if (path)
+                return cli_usage_error("pmu-dump", "one file at a time");
+            path = g.arg;
+            break;
+        default: return EXIT_USAGE;
+        }
     }
     if (!path)
         return cli_usage_error("pmu-dump", "no sample file given");
