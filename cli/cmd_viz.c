@@ -215,8 +215,8 @@ int cmd_viz(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "dvsim viz: this dvsim was built without SDL2 (install libsdl2-dev and configure with "
-                    "-Dviz=enabled)\n");
+    fprintf(stderr, "dvsim viz: this dvsim was built without SDL2 or libpng (install libsdl2-dev and "
+                    "libpng-dev and configure with -Dviz=enabled)\n");
     return 70;
 }
 
