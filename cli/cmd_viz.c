@@ -1,5 +1,7 @@
 /* cmd_viz.c - dvsim viz: dvsim run with the window of viz/ taking over the
- * run (or headless frames to PNG).  The run options are dvsim run's. */
+ * run (or headless frames to PNG).  The run options are dvsim run's; the
+ * viz options below are read by dvsim run's parser with them
+ * (cli_run_hooks), in any order. */
 #include "cli.h"
 #include "run_trace.h"
 

@@ -202,8 +202,9 @@ static int number_option(const char *cmd, run_opts *o, int code, const char *v)
             return cli_usage_error(cmd, "--blocks needs a number from 1 to 65535, not '%s'", v);
         return 0;
     case OPT_MAX_CYCLES:
-        return run_parse_u64(v, &o->max_cycles) ? 0
-                                                : cli_usage_error(cmd, "--max-cycles needs a number, not '%s'", v);
+        return run_parse_u64(v, &o->max_cycles)
+                   ? 0
+                   : cli_usage_error(cmd, "--max-cycles needs a number, not '%s'", v);
     case OPT_PMU_PERIOD:
         if (!run_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
             return cli_usage_error(cmd, "--pmu-period needs a positive number of cycles, not '%s'", v);
@@ -322,7 +323,8 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
             return EXIT_USAGE;
         } else if (c == CLI_ARG) {
             if (o->path)
-                return cli_usage_error(cmd, "one kernel or operator at a time ('%s' and '%s')", o->path, g.arg);
+                return cli_usage_error(cmd, "one kernel or operator at a time ('%s' and '%s')", o->path,
+                                       g.arg);
             o->path = g.arg;
         } else if (c >= CLI_OPT_HOOK && hooks && hooks->option) {
             if ((rc = hooks->option(hooks->user, c, g.arg)) != 0)

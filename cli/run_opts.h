@@ -23,7 +23,8 @@ typedef struct run_opts {
     const char *chip, *config, *kernel, *outdir, *pmu, *metrics;
     const char *sets[RUN_MAX_BINDINGS];
     int nsets;
-    run_binding args[RUN_MAX_BINDINGS], gms[RUN_MAX_BINDINGS], dumps[RUN_MAX_BINDINGS], inputs[RUN_MAX_BINDINGS];
+    run_binding args[RUN_MAX_BINDINGS], gms[RUN_MAX_BINDINGS], dumps[RUN_MAX_BINDINGS],
+        inputs[RUN_MAX_BINDINGS];
     int nargs, ngms, ndumps, ninputs;
     uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
     const char *variant, *dtype, *shape;

@@ -30,7 +30,11 @@ static int parse(char **argv, bool in_order, char *out, size_t size)
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
         if (c == CLI_BAD)
             return EXIT_USAGE;
-        const char *what = c == CHIP ? "chip" : c == JSON ? "json" : c == CLI_ARG ? "arg" : c == 'o' ? "-o" : "-v";
+        const char *what = c == CHIP      ? "chip"
+                           : c == JSON    ? "json"
+                           : c == CLI_ARG ? "arg"
+                           : c == 'o'     ? "-o"
+                                          : "-v";
         n += (size_t)snprintf(out + n, size - n, g.arg ? "%s=%s " : "%s ", what, g.arg);
         if (in_order && c == CLI_ARG)
             break;
@@ -60,7 +64,8 @@ START_TEST(test_errors_then_clean_start)
     char a0[] = "test", a1[] = "-vxv", a2[] = "--chip", a3[] = "--nope", a4[] = "--json=1", a5[] = "--c";
     char out[256];
     char *bad_cluster[] = {a0, a1, NULL};
-    ck_assert_int_eq(parse(bad_cluster, false, out, sizeof out), EXIT_USAGE); /* stops after -v, inside -vxv */
+    /* stops after -v, in the middle of -vxv */
+    ck_assert_int_eq(parse(bad_cluster, false, out, sizeof out), EXIT_USAGE);
     char *missing[] = {a0, a2, NULL};
     ck_assert_int_eq(parse(missing, false, out, sizeof out), EXIT_USAGE);
     char *unknown[] = {a0, a3, NULL};

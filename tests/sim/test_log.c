@@ -104,7 +104,7 @@ static void run(const char *src, uint64_t blocks, uint64_t max_cycles, capture *
 /* A block is a loop of scalar work, longer on odd blocks: 40 blocks over 32
  * cores run in two waves, and the cores finish out of order. */
 #define LOOP_SRC                                                                                             \
-    ".kernel k\n  csrr x6, blockidx\n  andi x6, x6, 1\n  li x5, 50\n  beqz x6, loop\n  li x5, 80\n"             \
+    ".kernel k\n  csrr x6, blockidx\n  andi x6, x6, 1\n  li x5, 50\n  beqz x6, loop\n  li x5, 80\n"          \
     "loop:\n  addi x5, x5, -1\n  bne x5, x0, loop\n  end\n"
 
 START_TEST(test_sim_messages)
@@ -114,8 +114,9 @@ START_TEST(test_sim_messages)
     run(LOOP_SRC, 40, 0, &c, &logged);
     run(LOOP_SRC, 40, 0, NULL, &quiet);
     const char *t = c.text.data;
-    ck_assert_msg(occurrences(t, "sim info: launch: kernel k (coupled) on ascend910: 40 blocks on 32 cores (in "
-                                 "waves)\n") == 1,
+    ck_assert_msg(occurrences(t,
+                              "sim info: launch: kernel k (coupled) on ascend910: 40 blocks on 32 cores (in "
+                              "waves)\n") == 1,
                   "%s", t);
     ck_assert_uint_eq(occurrences(t, "sim debug: core "), 80);
     ck_assert_uint_eq(occurrences(t, " starts at cycle "), 40);
@@ -139,7 +140,8 @@ START_TEST(test_sim_outcomes)
         const char *want;
     } cases[] = {
         {".kernel k\n  li x5, 0\n  lw x6, 0(x5)\n  end\n", "sim warn: guest fault: core 0, pipe SCALAR"},
-        {".kernel k\n  wait_flag src=mte2, dst=v, id=1\n  end\n", "sim warn: deadlock: core 0 deadlocked at cycle"},
+        {".kernel k\n  wait_flag src=mte2, dst=v, id=1\n  end\n",
+         "sim warn: deadlock: core 0 deadlocked at cycle"},
         {".kernel k\nloop: j loop\n", "sim warn: stopped at the cycle limit 5000 "},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
