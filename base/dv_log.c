@@ -1,6 +1,14 @@
+/* dv_log.c - the log: levels per category, a sink, messages formatted only when they pass. */
 #include "dv_log.h"
 
 #include <stdio.h>
+
+/* The gates follow the levels while there is a sink, and are shut without. */
+static void update_gates(dv_log *log)
+{
+    for (int i = 0; i < DV_LOG_CAT_COUNT; i++)
+        log->gate[i] = log->sink ? (unsigned char)(log->level[i] + 1) : 0;
+}
 
 void dv_log_init(dv_log *log)
 {
@@ -8,18 +16,22 @@ void dv_log_init(dv_log *log)
     log->user = NULL;
     for (int i = 0; i < DV_LOG_CAT_COUNT; i++)
         log->level[i] = DV_LOG_WARN;
+    update_gates(log);
 }
 
 void dv_log_set_sink(dv_log *log, dv_log_sink_fn sink, void *user)
 {
     log->sink = sink;
     log->user = user;
+    update_gates(log);
 }
 
 void dv_log_set_level(dv_log *log, dv_log_cat cat, dv_log_level level)
 {
-    if ((unsigned)cat < DV_LOG_CAT_COUNT)
+    if ((unsigned)cat < DV_LOG_CAT_COUNT && (unsigned)level <= DV_LOG_TRACE) {
         log->level[cat] = level;
+        update_gates(log);
+    }
 }
 
 void dv_log_emit(const dv_log *log, dv_log_cat cat, dv_log_level level, const char *fmt, ...)

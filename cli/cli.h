@@ -7,7 +7,9 @@
 
 #include "dv_status.h"
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum { EXIT_USAGE = 64 };
@@ -47,11 +49,57 @@ int cmd_run_with(int argc, char **argv, const struct cli_run_hooks *hooks);
 
 /* Prints "dvsim: message" to stderr and returns the exit code of the status. */
 int cli_fail(const dv_error *err);
-/* Prints "dvsim CMD: message" for a usage error and returns 64. */
+/* Prints "dvsim CMD: message (see 'dvsim CMD --help')" for a usage error
+ * and returns 64 (cmd NULL: the top level, "dvsim: ..."). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Writes s as a JSON string literal (quotes, escapes). */
-void cli_json_string(FILE *out, const char *s);
-/* True if argv[i] is -h or --help. */
+
+/* Options, through getopt_long: "--chip X" and "--chip=X", unambiguous
+ * prefixes of long options, "-oFILE", "--" ending the options.  Options and
+ * positional arguments may come in any order and are returned in the order
+ * given (getopt's "-" mode, whatever POSIXLY_CORRECT says), except with
+ * in_order (getopt's "+"): the first positional argument ends the options
+ * (the top level, where what follows the command is the command's).
+ *
+ *     cli_getopt g;
+ *     cli_getopt_init(&g, "asm", argc, argv, "ho:I:", longopts, false);
+ *     for (int c; (c = cli_getopt_next(&g)) != -1;)
+ *         switch (c) { case 'o': out = g.arg; break; case CLI_ARG: src = g.arg; break; ...
+ *                      default: return EXIT_USAGE; }
+ *
+ * getopt keeps its state in globals: cli_getopt_init resets it, so every
+ * subcommand parses from a clean start, also several in one process.
+ * Values of long-only options start at CLI_OPT_FIRST: dvsim run's at
+ * CLI_OPT_RUN, its trace options' at CLI_OPT_TRACE, those a command adds to
+ * dvsim run's (dvsim viz, cli_run_hooks) at CLI_OPT_HOOK. */
+enum { CLI_ARG = 1, CLI_BAD = '?', CLI_OPT_FIRST = 0x100, CLI_OPT_RUN = 0x100, CLI_OPT_TRACE = 0x180,
+       CLI_OPT_HOOK = 0x200 };
+struct option;
+typedef struct cli_getopt {
+    const char *cmd; /* for messages; NULL at the top level */
+    int argc;
+    char **argv; /* argv[0] is the command's name */
+    const struct option *longopts;
+    char optstring[64];
+    bool rest;       /* past "--": only positional arguments are left */
+    char *arg;   /* the option's value, or the positional argument (CLI_ARG); in argv */
+} cli_getopt;
+void cli_getopt_init(cli_getopt *g, const char *cmd, int argc, char **argv, const char *shortopts,
+                     const struct option *longopts, bool in_order);
+/* The next option's val (or 'h' and the like for short ones), CLI_ARG for a
+ * positional argument, -1 at the end, or CLI_BAD after printing the one line
+ * of a usage error (unknown or ambiguous option, a value missing or given
+ * to an option that takes none): the caller returns EXIT_USAGE. */
+int cli_getopt_next(cli_getopt *g);
+/* JSON output goes through cJSON, which escapes every string.  A uint64_t
+ * as a JSON number with all its digits (cJSON's own numbers are doubles). */
+cJSON *cli_json_u64(uint64_t v);
+/* Adds key: v to obj; false if memory ran out. */
+bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v);
+/* Prints root (formatted) and a newline on stdout and deletes it.  ok false
+ * (or root NULL) means building it ran out of memory.  Returns the exit
+ * code: 0, 70 out of memory, 74 stdout failed. */
+int cli_print_json(cJSON *root, bool ok);
+/* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */
 double cli_now(void);

@@ -3,6 +3,7 @@
 #include "dv_asm.h"
 #include "dv_events.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,30 +35,27 @@ static char *default_output(const char *src)
 
 int cmd_asm(int argc, char **argv)
 {
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *src = NULL, *outpath = NULL;
     const char *incs[MAX_INCLUDES];
     size_t ninc = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "-I") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("asm", "%s needs an argument", a);
-            if (a[1] == 'o')
-                outpath = argv[++i];
-            else if (ninc == MAX_INCLUDES)
-                return cli_usage_error("asm", "more than %d -I options", MAX_INCLUDES);
-            else
-                incs[ninc++] = argv[++i];
-        } else if (strncmp(a, "-I", 2) == 0 && a[2]) {
+    cli_getopt g;
+    cli_getopt_init(&g, "asm", argc, argv, "ho:I:", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_asm_help(stdout); return 0;
+        case 'o': outpath = g.arg; break;
+        case 'I':
             if (ninc == MAX_INCLUDES)
                 return cli_usage_error("asm", "more than %d -I options", MAX_INCLUDES);
-            incs[ninc++] = a + 2;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("asm", "unknown option '%s'", a);
-        } else if (src) {
-            return cli_usage_error("asm", "one source file at a time ('%s' and '%s')", src, a);
-        } else {
-            src = a;
+            incs[ninc++] = g.arg;
+            break;
+        case CLI_ARG:
+            if (src)
+                return cli_usage_error("asm", "one source file at a time ('%s' and '%s')", src, g.arg);
+            src = g.arg;
+            break;
+        default: return EXIT_USAGE;
         }
     }
     if (!src)

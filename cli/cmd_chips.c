@@ -4,6 +4,8 @@
 #include "dv_config.h"
 
 #include <dirent.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,26 +26,30 @@ typedef struct entry {
     char problem[DV_ERROR_MSG_MAX];
 } entry;
 
+static int keys_json(void)
+{
+    cJSON *list = cJSON_CreateArray();
+    bool ok = list != NULL;
+    for (size_t i = 0; ok && i < dv_config_key_count(); i++) {
+        const dv_config_key *k = dv_config_key_at(i);
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(list, o);
+        if (!ok)
+            cJSON_Delete(o);
+        ok = ok && cJSON_AddStringToObject(o, "key", k->key) && cJSON_AddStringToObject(o, "unit", k->unit) &&
+             cli_json_add_u64(o, "min", k->min) && cJSON_AddStringToObject(o, "doc", k->doc);
+    }
+    return cli_print_json(list, ok);
+}
+
 static int list_keys(bool json)
 {
     if (json)
-        printf("[\n");
+        return keys_json();
     for (size_t i = 0; i < dv_config_key_count(); i++) {
         const dv_config_key *k = dv_config_key_at(i);
-        if (json) {
-            printf("  {\"key\": ");
-            cli_json_string(stdout, k->key);
-            printf(", \"unit\": ");
-            cli_json_string(stdout, k->unit);
-            printf(", \"min\": %llu, \"doc\": ", (unsigned long long)k->min);
-            cli_json_string(stdout, k->doc);
-            printf("}%s\n", i + 1 < dv_config_key_count() ? "," : "");
-        } else {
-            printf("%-32s %-14s min %-6llu %s\n", k->key, k->unit, (unsigned long long)k->min, k->doc);
-        }
+        printf("%-32s %-14s min %-6llu %s\n", k->key, k->unit, (unsigned long long)k->min, k->doc);
     }
-    if (json)
-        printf("]\n");
     return 0;
 }
 
@@ -91,27 +97,15 @@ static void add_dir(entry **list, size_t *n, const char *dir)
     free(names);
 }
 
-int cmd_chips(int argc, char **argv)
+/* The built-in chips, then the *.ini files of DVSIM_CHIP_PATH. */
+static void collect(entry **list, size_t *n)
 {
-    bool json = false, keys = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--keys") == 0)
-            keys = true;
-        else
-            return cli_usage_error("chips", "unknown argument '%s'", argv[i]);
-    }
-    if (keys)
-        return list_keys(json);
-    entry *list = NULL;
-    size_t n = 0;
     for (size_t i = 0; i < dv_config_builtin_count(); i++) {
-        entry *grown = realloc(list, (n + 1) * sizeof *grown);
+        entry *grown = realloc(*list, (*n + 1) * sizeof *grown);
         if (!grown)
             break;
-        list = grown;
-        entry *e = &list[n++];
+        *list = grown;
+        entry *e = &grown[(*n)++];
         memset(e, 0, sizeof *e);
         snprintf(e->source, sizeof e->source, "built-in%s", i == 0 ? " (default)" : "");
         dv_config_builtin(dv_config_builtin_name(i), &e->cfg, NULL);
@@ -123,54 +117,109 @@ int cmd_chips(int argc, char **argv)
     if (path && *path) {
         char *copy = strdup(path), *save = NULL;
         for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir; dir = strtok_r(NULL, ":", &save))
-            add_dir(&list, &n, dir);
+            add_dir(list, n, dir);
         free(copy);
     }
-    if (json)
-        printf("[\n");
+}
+
+/* The key figures (0 for a config that does not validate). */
+typedef struct figures {
+    double f16_tflops, i8_tops, hbm_gbps;
+    char cores[32];
+} figures;
+
+static void figures_of(const entry *e, figures *f)
+{
+    const dv_chip_config *c = &e->cfg;
+    bool ok = e->status == DV_OK;
+    f->f16_tflops = ok ? dv_config_peak_fp16_flops(c) / 1e12 : 0;
+    f->i8_tops = ok ? f->f16_tflops * (double)c->cube_k_int8 / (double)c->cube_k_fp16 : 0;
+    f->hbm_gbps = (double)c->hbm_bytes_per_cycle * (double)c->clock_mhz / 1e3;
+    if (c->split)
+        snprintf(f->cores, sizeof f->cores, "%llu+%llu", (unsigned long long)c->cores,
+                 (unsigned long long)(c->cores * c->aiv_per_aic));
     else
-        printf("%-14s %-22s %5s %6s %8s %9s %9s %8s %8s %7s %7s  %s\n", "chip", "source", "cores", "MHz",
-               "fp16 TF", "int8 TOPS", "HBM GB/s", "L1 KiB", "UB KiB", "L0A/B", "L0C", "health");
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        const dv_chip_config *c = &list[i].cfg;
-        bool ok = list[i].status == DV_OK;
-        bad += !ok;
-        double f16 = ok ? dv_config_peak_fp16_flops(c) / 1e12 : 0;
-        double i8 = ok ? f16 * (double)c->cube_k_int8 / (double)c->cube_k_fp16 : 0;
-        double hbm = (double)c->hbm_bytes_per_cycle * (double)c->clock_mhz / 1e3;
-        char cores[32];
-        if (c->split)
-            snprintf(cores, sizeof cores, "%llu+%llu", (unsigned long long)c->cores,
-                     (unsigned long long)(c->cores * c->aiv_per_aic));
-        else
-            snprintf(cores, sizeof cores, "%llu", (unsigned long long)c->cores);
-        if (json) {
-            printf("  {\"name\": ");
-            cli_json_string(stdout, c->name);
-            printf(", \"source\": ");
-            cli_json_string(stdout, list[i].source);
-            printf(", \"ok\": %s, \"problem\": ", ok ? "true" : "false");
-            cli_json_string(stdout, ok ? "" : list[i].problem);
-            printf(
-                ", \"cores\": %llu, \"aiv_per_aic\": %llu, \"clock_mhz\": %llu, \"peak_fp16_tflops\": %.2f, "
-                "\"peak_int8_tops\": %.2f, \"hbm_gbps\": %.1f, \"l1_bytes\": %llu, \"ub_bytes\": %llu, "
-                "\"l0a_bytes\": %llu, \"l0b_bytes\": %llu, \"l0c_bytes\": %llu}%s\n",
-                (unsigned long long)c->cores, (unsigned long long)c->aiv_per_aic,
-                (unsigned long long)c->clock_mhz, f16, i8, hbm, (unsigned long long)c->l1_bytes,
-                (unsigned long long)c->ub_bytes, (unsigned long long)c->l0a_bytes,
-                (unsigned long long)c->l0b_bytes, (unsigned long long)c->l0c_bytes, i + 1 < n ? "," : "");
-        } else if (ok) {
-            printf("%-14s %-22.22s %5s %6llu %8.1f %9.1f %9.0f %8llu %8llu %7llu %7llu  ok\n", c->name,
-                   list[i].source, cores, (unsigned long long)c->clock_mhz, f16, i8, hbm,
-                   (unsigned long long)c->l1_bytes / 1024, (unsigned long long)c->ub_bytes / 1024,
-                   (unsigned long long)c->l0a_bytes / 1024, (unsigned long long)c->l0c_bytes / 1024);
-        } else {
-            printf("%-14s %-22.22s  BROKEN: %s\n", c->name, list[i].source, list[i].problem);
+        snprintf(f->cores, sizeof f->cores, "%llu", (unsigned long long)c->cores);
+}
+
+/* One chip as a JSON object; the figures rounded as the table shows them. */
+static bool chip_json(cJSON *list, const entry *e)
+{
+    const dv_chip_config *c = &e->cfg;
+    bool ok = e->status == DV_OK;
+    figures f;
+    figures_of(e, &f);
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(list, o)) {
+        cJSON_Delete(o);
+        return false;
+    }
+    return cJSON_AddStringToObject(o, "name", c->name) && cJSON_AddStringToObject(o, "source", e->source) &&
+           cJSON_AddBoolToObject(o, "ok", ok) && cJSON_AddStringToObject(o, "problem", ok ? "" : e->problem) &&
+           cli_json_add_u64(o, "cores", c->cores) && cli_json_add_u64(o, "aiv_per_aic", c->aiv_per_aic) &&
+           cli_json_add_u64(o, "clock_mhz", c->clock_mhz) &&
+           cJSON_AddNumberToObject(o, "peak_fp16_tflops", round(f.f16_tflops * 100) / 100) &&
+           cJSON_AddNumberToObject(o, "peak_int8_tops", round(f.i8_tops * 100) / 100) &&
+           cJSON_AddNumberToObject(o, "hbm_gbps", round(f.hbm_gbps * 10) / 10) &&
+           cli_json_add_u64(o, "l1_bytes", c->l1_bytes) && cli_json_add_u64(o, "ub_bytes", c->ub_bytes) &&
+           cli_json_add_u64(o, "l0a_bytes", c->l0a_bytes) && cli_json_add_u64(o, "l0b_bytes", c->l0b_bytes) &&
+           cli_json_add_u64(o, "l0c_bytes", c->l0c_bytes);
+}
+
+static void chip_row(const entry *e)
+{
+    const dv_chip_config *c = &e->cfg;
+    if (e->status != DV_OK) {
+        printf("%-14s %-22.22s  BROKEN: %s\n", c->name, e->source, e->problem);
+        return;
+    }
+    figures f;
+    figures_of(e, &f);
+    printf("%-14s %-22.22s %5s %6llu %8.1f %9.1f %9.0f %8llu %8llu %7llu %7llu  ok\n", c->name, e->source, f.cores,
+           (unsigned long long)c->clock_mhz, f.f16_tflops, f.i8_tops, f.hbm_gbps,
+           (unsigned long long)c->l1_bytes / 1024, (unsigned long long)c->ub_bytes / 1024,
+           (unsigned long long)c->l0a_bytes / 1024, (unsigned long long)c->l0c_bytes / 1024);
+}
+
+int cmd_chips(int argc, char **argv)
+{
+    enum { JSON = CLI_OPT_FIRST, KEYS };
+    static const struct option longopts[] = {{"json", no_argument, NULL, JSON},
+                                             {"keys", no_argument, NULL, KEYS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    bool json = false, keys = false;
+    cli_getopt g;
+    cli_getopt_init(&g, "chips", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_chips_help(stdout); return 0;
+        case JSON: json = true; break;
+        case KEYS: keys = true; break;
+        case CLI_ARG: return cli_usage_error("chips", "unknown argument '%s'", g.arg);
+        default: return EXIT_USAGE;
         }
     }
-    if (json)
-        printf("]\n");
+    if (keys)
+        return list_keys(json);
+    entry *list = NULL;
+    size_t n = 0;
+    collect(&list, &n);
+    int bad = 0, rc = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += list[i].status != DV_OK;
+    if (json) {
+        cJSON *arr = cJSON_CreateArray();
+        bool ok = arr != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = chip_json(arr, &list[i]);
+        rc = cli_print_json(arr, ok);
+    } else {
+        printf("%-14s %-22s %5s %6s %8s %9s %9s %8s %8s %7s %7s  %s\n", "chip", "source", "cores", "MHz",
+               "fp16 TF", "int8 TOPS", "HBM GB/s", "L1 KiB", "UB KiB", "L0A/B", "L0C", "health");
+        for (size_t i = 0; i < n; i++)
+            chip_row(&list[i]);
+    }
     free(list);
-    return bad ? 78 : 0;
+    return rc ? rc : bad ? 78 : 0;
 }

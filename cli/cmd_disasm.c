@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "dv_disasm.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,24 +18,28 @@ void cmd_disasm_help(FILE *out)
 
 int cmd_disasm(int argc, char **argv)
 {
+    enum { NO_RAW = CLI_OPT_FIRST, NO_SOURCE };
+    static const struct option longopts[] = {{"no-raw", no_argument, NULL, NO_RAW},
+                                             {"no-source", no_argument, NULL, NO_SOURCE},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     const char *path = NULL, *outpath = "-";
     dv_disasm_options opt = {true, true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--no-raw") == 0)
-            opt.raw = false;
-        else if (strcmp(a, "--no-source") == 0)
-            opt.source = false;
-        else if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("disasm", "-o needs an argument");
-            outpath = argv[++i];
-        } else if (a[0] == '-' && a[1])
-            return cli_usage_error("disasm", "unknown option '%s'", a);
-        else if (path)
-            return cli_usage_error("disasm", "one object at a time ('%s' and '%s')", path, a);
-        else
-            path = a;
+    cli_getopt g;
+    cli_getopt_init(&g, "disasm", argc, argv, "ho:", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_disasm_help(stdout); return 0;
+        case NO_RAW: opt.raw = false; break;
+        case NO_SOURCE: opt.source = false; break;
+        case 'o': outpath = g.arg; break;
+        case CLI_ARG:
+            if (path)
+                return cli_usage_error("disasm", "one object at a time ('%s' and '%s')", path, g.arg);
+            path = g.arg;
+            break;
+        default: return EXIT_USAGE;
+        }
     }
     if (!path)
         return cli_usage_error("disasm", "no object file given");

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "dv_isa.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,15 +39,23 @@ static int check_file(const char *path, const char *expect)
 
 int cmd_isa(int argc, char **argv)
 {
+    enum { MARKDOWN = CLI_OPT_FIRST, CHECK };
+    static const struct option longopts[] = {{"markdown", no_argument, NULL, MARKDOWN},
+                                             {"check", required_argument, NULL, CHECK},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     bool markdown = false;
     const char *check = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--markdown") == 0)
-            markdown = true;
-        else if (strcmp(argv[i], "--check") == 0 && i + 1 < argc)
-            check = argv[++i];
-        else
-            return cli_usage_error("isa", "unknown argument '%s'", argv[i]);
+    cli_getopt g;
+    cli_getopt_init(&g, "isa", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_isa_help(stdout); return 0;
+        case MARKDOWN: markdown = true; break;
+        case CHECK: check = g.arg; break;
+        case CLI_ARG: return cli_usage_error("isa", "unknown argument '%s'", g.arg);
+        default: return EXIT_USAGE;
+        }
     }
     if (markdown || check) {
         char *md = NULL;

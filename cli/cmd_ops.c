@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "dv_operator.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,12 +44,25 @@ static void print_op(const dv_operator *op, bool detail)
 
 int cmd_ops(int argc, char **argv)
 {
-    if (argc > 2)
-        return cli_usage_error("ops", "one operator at a time");
-    if (argc == 2) {
-        const dv_operator *op = dv_operator_find(argv[1]);
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *name = NULL;
+    cli_getopt g;
+    cli_getopt_init(&g, "ops", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_ops_help(stdout); return 0;
+        case CLI_ARG:
+            if (name)
+                return cli_usage_error("ops", "one operator at a time");
+            name = g.arg;
+            break;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (name) {
+        const dv_operator *op = dv_operator_find(name);
         if (!op)
-            return cli_usage_error("ops", "no operator '%s' (dvsim ops lists them)", argv[1]);
+            return cli_usage_error("ops", "no operator '%s' (dvsim ops lists them)", name);
         print_op(op, true);
         return 0;
     }

@@ -2,7 +2,9 @@
 #include "cli.h"
 #include "dv_samples.h"
 
+#include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cmd_pmu_dump_help(FILE *out)
@@ -15,39 +17,87 @@ void cmd_pmu_dump_help(FILE *out)
 
 typedef struct dump {
     bool json;
-    unsigned n;
+    bool oom; /* building a JSON element ran out of memory: the output stops */
     uint64_t count;
-    char names[64][64];
 } dump;
+
+/* A CSV field, quoted when it holds a separator, a quote or a line break
+ * (RFC 4180): event names come from the file. */
+static void csv_field(const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* The JSON output is an object with the event names and an array of the
+ * records.  A sample file can hold millions of records, so the array is
+ * streamed: each element (and the names) is one cJSON document, printed by
+ * cJSON (so every name is escaped), and only the brackets and commas
+ * between them are written here. */
+static void put_json(dump *d, cJSON *item, const char *before)
+{
+    char *text = item && !d->oom ? cJSON_PrintUnformatted(item) : NULL;
+    cJSON_Delete(item);
+    if (!text) {
+        d->oom = true;
+        return;
+    }
+    printf("%s%s", before, text);
+    free(text);
+}
 
 static void on_header(void *user, const char *const *names, unsigned n)
 {
     dump *d = user;
-    d->n = n;
-    for (unsigned i = 0; i < n && i < 64; i++)
-        snprintf(d->names[i], sizeof d->names[i], "%s", names[i]);
     if (d->json) {
-        printf("{\"events\": [");
-        for (unsigned i = 0; i < n; i++)
-            printf("%s\"%s\"", i ? ", " : "", d->names[i]);
-        printf("],\n \"records\": [");
+        cJSON *events = cJSON_CreateStringArray(names, (int)n);
+        put_json(d, events, "{\"events\": ");
+        if (!d->oom)
+            printf(",\n \"records\": [");
     } else {
         printf("cycle,core");
-        for (unsigned i = 0; i < n; i++)
-            printf(",%s", d->names[i]);
+        for (unsigned i = 0; i < n; i++) {
+            putchar(',');
+            csv_field(names[i]);
+        }
         printf("\n");
     }
+}
+
+static cJSON *record_json(const dv_sample *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *values = o && cli_json_add_u64(o, "cycle", s->cycle) && cJSON_AddNumberToObject(o, "core", s->core)
+                        ? cJSON_AddArrayToObject(o, "values")
+                        : NULL;
+    bool ok = values != NULL;
+    for (unsigned i = 0; ok && i < s->n; i++) {
+        cJSON *v = cli_json_u64(s->values[i]);
+        ok = v && cJSON_AddItemToArray(values, v);
+        if (!ok)
+            cJSON_Delete(v);
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
 }
 
 static void on_record(void *user, const dv_sample *s)
 {
     dump *d = user;
     if (d->json) {
-        printf("%s\n  {\"cycle\": %" PRIu64 ", \"core\": %u, \"values\": [", d->count ? "," : "", s->cycle,
-               s->core);
-        for (unsigned i = 0; i < s->n; i++)
-            printf("%s%" PRIu64, i ? ", " : "", s->values[i]);
-        printf("]}");
+        put_json(d, record_json(s), d->count ? ",\n  " : "\n  ");
     } else {
         printf("%" PRIu64 ",%u", s->cycle, s->core);
         for (unsigned i = 0; i < s->n; i++)
@@ -62,17 +112,25 @@ int cmd_pmu_dump(int argc, char **argv)
     const char *path = NULL;
     dump d;
     memset(&d, 0, sizeof d);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            d.json = true;
-        else if (strcmp(argv[i], "--csv") == 0)
-            d.json = false;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage_error("pmu-dump", "unknown option '%s'", argv[i]);
-        else if (path)
-            return cli_usage_error("pmu-dump", "one file at a time");
-        else
-            path = argv[i];
+    enum { JSON = CLI_OPT_FIRST, CSV };
+    static const struct option longopts[] = {{"json", no_argument, NULL, JSON},
+                                             {"csv", no_argument, NULL, CSV},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    cli_getopt g;
+    cli_getopt_init(&g, "pmu-dump", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        switch (c) {
+        case 'h': cmd_pmu_dump_help(stdout); return 0;
+        case JSON: d.json = true; break;
+        case CSV: d.json = false; break;
+        case CLI_ARG:
+            if (path)
+                return cli_usage_error("pmu-dump", "one file at a time");
+            path = g.arg;
+            break;
+        default: return EXIT_USAGE;
+        }
     }
     if (!path)
         return cli_usage_error("pmu-dump", "no sample file given");
@@ -80,7 +138,13 @@ int cmd_pmu_dump(int argc, char **argv)
     uint64_t records;
     dv_error err = {DV_OK, ""};
     dv_status st = dv_samples_read(path, &cb, &records, &err);
-    if (d.json && st == DV_OK)
+    if (st != DV_OK)
+        return cli_fail(&err);
+    if (d.oom) {
+        fprintf(stderr, "dvsim pmu-dump: out of memory for the JSON output\n");
+        return 70;
+    }
+    if (d.json)
         printf("\n ]}\n");
-    return st == DV_OK ? 0 : cli_fail(&err);
+    return 0;
 }

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -205,46 +206,68 @@ static bool matches(const char *pattern, const char *name)
     return !pattern || fnmatch(pattern, name, 0) == 0 || strstr(name, pattern);
 }
 
-int cmd_regress(int argc, char **argv)
+typedef struct regress_opts {
+    const char *path, *filter;
+    bool bless, json;
+    long jobs;
+} regress_opts;
+
+static int parse_opts(int argc, char **argv, regress_opts *o)
 {
-    const char *path = DEFAULT_BASELINE, *filter = NULL;
-    bool bless = false, json = false;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--bless") == 0)
-            bless = true;
-        else if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc)
-            path = argv[++i];
-        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
-            filter = argv[++i];
-        else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
-            char *end;
-            jobs = strtol(argv[++i], &end, 10);
-            if (*end || jobs < 1 || jobs > 256)
-                return cli_usage_error("regress", "--jobs needs 1 to 256, not '%s'", argv[i]);
-        } else
-            return cli_usage_error("regress", "unknown option '%s' (or it lacks its value)", argv[i]);
+    enum { BASELINE = CLI_OPT_FIRST, FILTER, BLESS, JSON, JOBS };
+    static const struct option longopts[] = {
+        {"baseline", required_argument, NULL, BASELINE}, {"filter", required_argument, NULL, FILTER},
+        {"bless", no_argument, NULL, BLESS},             {"json", no_argument, NULL, JSON},
+        {"jobs", required_argument, NULL, JOBS},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    *o = (regress_opts){.path = DEFAULT_BASELINE, .jobs = sysconf(_SC_NPROCESSORS_ONLN)};
+    cli_getopt g;
+    cli_getopt_init(&g, "regress", argc, argv, "h", longopts, false);
+    for (int c; (c = cli_getopt_next(&g)) != -1;) {
+        char *end;
+        switch (c) {
+        case 'h': cmd_regress_help(stdout); return -1;
+        case BASELINE: o->path = g.arg; break;
+        case FILTER: o->filter = g.arg; break;
+        case BLESS: o->bless = true; break;
+        case JSON: o->json = true; break;
+        case JOBS:
+            o->jobs = strtol(g.arg, &end, 10);
+            if (end == g.arg || *end || o->jobs < 1 || o->jobs > 256)
+                return cli_usage_error("regress", "--jobs needs 1 to 256, not '%s'", g.arg);
+            break;
+        case CLI_ARG: return cli_usage_error("regress", "unknown argument '%s'", g.arg);
+        default: return EXIT_USAGE;
+        }
     }
+    if (o->jobs < 1) /* sysconf failed */
+        o->jobs = 1;
+    return 0;
+}
+
+/* Reads the baseline: its root (the caller deletes it) and an entry per
+ * element of "entries", selected by the filter.  Returns an exit code. */
+static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, size_t *selected)
+{
     dv_error err = {DV_OK, ""};
-    char *text = read_all(path, &err);
+    char *text = read_all(o->path, &err);
     if (!text)
         return cli_fail(&err);
-    cJSON *root = cJSON_Parse(text);
+    *root = cJSON_Parse(text);
     free(text);
-    cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+    cJSON *entries = *root ? cJSON_GetObjectItemCaseSensitive(*root, "entries") : NULL;
     if (!cJSON_IsArray(entries)) {
-        cJSON_Delete(root);
         fprintf(stderr, "dvsim regress: %s: not a baseline (a JSON object with an \"entries\" array)\n",
-                path);
+                o->path);
         return 65;
     }
-    const cJSON *tn = cJSON_GetObjectItemCaseSensitive(root, "tolerance_pct");
-    double tol = cJSON_IsNumber(tn) ? tn->valuedouble : 0.01;
-    size_t n = (size_t)cJSON_GetArraySize(entries);
-    entry *e = calloc(n ? n : 1, sizeof *e);
-    size_t i = 0, selected = 0;
+    *n = (size_t)cJSON_GetArraySize(entries);
+    entry *e = *list = calloc(*n ? *n : 1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "dvsim regress: out of memory\n");
+        return 70;
+    }
+    size_t i = 0;
     cJSON *node;
     cJSON_ArrayForEach(node, entries)
     {
@@ -260,76 +283,111 @@ int cmd_regress(int argc, char **argv)
                             .blocks = cJSON_IsNumber(blocks) ? (uint64_t)blocks->valuedouble : 0,
                             .data = !cJSON_IsFalse(data)};
         if (!x->spec.op || !x->spec.chip) {
-            fprintf(stderr, "dvsim regress: %s: entry %zu needs \"op\" and \"chip\"\n", path, i);
-            free(e);
-            cJSON_Delete(root);
+            fprintf(stderr, "dvsim regress: %s: entry %zu needs \"op\" and \"chip\"\n", o->path, i);
             return 65;
         }
         op_spec_name(&x->spec, x->name, sizeof x->name);
-        x->selected = matches(filter, x->name);
-        selected += x->selected;
+        x->selected = matches(o->filter, x->name);
+        *selected += x->selected;
     }
-    double t0 = cli_now();
+    return 0;
+}
+
+/* Runs the selected entries on up to `jobs` threads; returns the threads used. */
+static long run_all(entry *e, size_t n, size_t selected, long jobs)
+{
     pool p = {e, n, 0, PTHREAD_MUTEX_INITIALIZER};
     long nthreads = jobs < (long)selected ? jobs : (long)selected;
     pthread_t th[256];
-    for (long t = 0; t < nthreads; t++)
-        pthread_create(&th[t], NULL, worker, &p);
-    for (long t = 0; t < nthreads; t++)
+    long started = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&th[started], NULL, worker, &p) != 0)
+            break;
+    if (!started && selected)
+        worker(&p); /* no thread could start: run them here */
+    for (long t = 0; t < started; t++)
         pthread_join(th[t], NULL);
-    double secs = cli_now() - t0;
+    return started ? started : 1;
+}
 
-    cJSON *rows = cJSON_CreateArray();
-    if (!json && !bless)
-        printf("%-58s %-12s %14s %14s %10s\n", "entry", "metric", "old", "new", "change");
-    unsigned drifted = 0, failed = 0;
-    for (i = 0; i < n; i++) {
+/* --bless: the new figures into the baseline file. */
+static int bless(const regress_opts *o, cJSON *root, entry *e, size_t n, size_t selected, double secs)
+{
+    unsigned failed = 0;
+    for (size_t i = 0; i < n; i++) {
         if (!e[i].selected)
             continue;
-        if (bless) {
-            if (e[i].out.rc) {
-                failed++;
-                fprintf(stderr, "dvsim regress: %s: %s\n", e[i].name, e[i].out.msg);
-            } else
-                record(e[i].node, &e[i].out);
-            continue;
+        if (e[i].out.rc) {
+            failed++;
+            fprintf(stderr, "dvsim regress: %s: %s\n", e[i].name, e[i].out.msg);
+        } else {
+            record(e[i].node, &e[i].out);
         }
-        unsigned d = compare(&e[i], tol, json, rows);
-        drifted += d != 0;
     }
     int rc = 0;
-    if (bless) {
-        char *out = cJSON_Print(root);
-        dv_buf b = DV_BUF_INIT;
+    dv_error err = {DV_OK, ""};
+    char *out = cJSON_Print(root);
+    dv_buf b = DV_BUF_INIT;
+    if (out) {
         dv_buf_append(&b, out, strlen(out));
         dv_buf_append(&b, "\n", 1);
         free(out);
-        if (cli_write_file(path, b.data, b.len, &err) != DV_OK)
-            rc = cli_fail(&err);
-        dv_buf_free(&b);
-        printf("blessed %zu entries of %s in %.1f s%s\n", selected - failed, path, secs,
-               failed ? "; some failed (not recorded)" : "");
-        if (failed && !rc)
-            rc = 1;
-    } else if (json) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "entries", (double)selected);
-        cJSON_AddNumberToObject(o, "drifted", drifted);
-        cJSON_AddNumberToObject(o, "seconds", secs);
-        cJSON_AddItemToObject(o, "moved", rows);
-        rows = NULL;
-        char *s = cJSON_Print(o);
-        printf("%s\n", s);
-        free(s);
-        cJSON_Delete(o);
-        rc = drifted ? 1 : 0;
-    } else {
-        printf("%zu entries in %.1f s on %ld threads: %u drifted%s\n", selected, secs, nthreads, drifted,
-               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)"
-                       : ", nothing moved");
-        rc = drifted ? 1 : 0;
     }
-    cJSON_Delete(rows);
+    if (!out || b.oom)
+        rc = cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory"});
+    else if (cli_write_file(o->path, b.data, b.len, &err) != DV_OK)
+        rc = cli_fail(&err);
+    dv_buf_free(&b);
+    printf("blessed %zu entries of %s in %.1f s%s\n", selected - failed, o->path, secs,
+           failed ? "; some failed (not recorded)" : "");
+    return rc ? rc : failed ? 1 : 0;
+}
+
+/* Compares the selected entries with their recorded figures. */
+static int report(const regress_opts *o, const entry *e, size_t n, size_t selected, double secs, long threads,
+                  double tol)
+{
+    cJSON *rows = cJSON_CreateArray();
+    if (!o->json)
+        printf("%-58s %-12s %14s %14s %10s\n", "entry", "metric", "old", "new", "change");
+    unsigned drifted = 0;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].selected)
+            drifted += compare(&e[i], tol, o->json, rows) != 0;
+    if (!o->json) {
+        cJSON_Delete(rows);
+        printf("%zu entries in %.1f s on %ld threads: %u drifted%s\n", selected, secs, threads, drifted,
+               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)" : ", nothing moved");
+        return drifted ? 1 : 0;
+    }
+    cJSON *out = cJSON_CreateObject();
+    bool ok = out && cJSON_AddNumberToObject(out, "entries", (double)selected) &&
+              cJSON_AddNumberToObject(out, "drifted", drifted) && cJSON_AddNumberToObject(out, "seconds", secs);
+    ok = ok && rows && cJSON_AddItemToObject(out, "moved", rows);
+    if (!ok) /* rows is out's only once added */
+        cJSON_Delete(rows);
+    int rc = cli_print_json(out, ok);
+    return rc ? rc : drifted ? 1 : 0;
+}
+
+int cmd_regress(int argc, char **argv)
+{
+    regress_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    cJSON *root = NULL;
+    entry *e = NULL;
+    size_t n = 0, selected = 0;
+    rc = load(&o, &root, &e, &n, &selected);
+    if (!rc) {
+        const cJSON *tn = cJSON_GetObjectItemCaseSensitive(root, "tolerance_pct");
+        double tol = cJSON_IsNumber(tn) ? tn->valuedouble : 0.01;
+        double t0 = cli_now();
+        long threads = run_all(e, n, selected, o.jobs);
+        double secs = cli_now() - t0;
+        rc = o.bless ? bless(&o, root, e, n, selected, secs) : report(&o, e, n, selected, secs, threads, tol);
+    }
     cJSON_Delete(root);
     free(e);
     return rc;

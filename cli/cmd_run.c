@@ -6,6 +6,7 @@
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
+#include "run_opts.h"
 #include "run_report.h"
 #include "run_trace.h"
 
@@ -14,74 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-enum { MAX_BINDINGS = 32 };
-/* A guest loop that never ends must not hang the host: 10^9 cycles is 1 s of
- * simulated time at 1 GHz, far beyond any single kernel run here. */
-#define DEFAULT_MAX_CYCLES 1000000000ull
-
-typedef struct binding {
-    const char *name;
-    const char *spec;
-} binding;
-
-void cmd_run_help(FILE *out)
-{
-    fputs("usage: dvsim run OPERATOR [operator options] [options]\n"
-          "       dvsim run KERNEL.elf|KERNEL.dvs [kernel options] [options]\n"
-          "\n"
-          "Runs an operator (see dvsim ops) or one kernel object and reports cycles, per-pipe busy time,\n"
-          "Cube and Vector utilisation, bytes and bandwidth per path, and the roofline bound.  An\n"
-          "operator's outputs are checked against its CPU reference.\n"
-          "\n"
-          "operator options:\n"
-          "  --variant V            the kernel variant (default: the operator's first)\n"
-          "  --dtype T              the data type (default: the operator's first)\n"
-          "  --shape K=V,...        shape parameters, e.g. M=512,N=512,K=1024\n"
-          "  --seed S               seed of the random inputs (default 1)\n"
-          "  --blocks N             override the tiling's block_dim\n"
-          "  --input NAME=FILE      take input tensor NAME from FILE (its exact size)\n"
-          "  --dump NAME=FILE       write tensor NAME to FILE after the run\n"
-          "\n"
-          "kernel options:\n"
-          "  --kernel NAME          which kernel of the object (needed if it has several)\n"
-          "  --blocks N             launch N blocks (block_dim): block i on core i, in waves when\n"
-          "                         there are more blocks than cores (the kernel reads csr blockidx)\n"
-          "  --arg NAME=VALUE       a scalar argument: u64 (decimal or 0x hex), s64, or f32 (1.5)\n"
-          "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
-          "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
-          "s32)\n"
-          "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
-          "\n"
-          "options:\n"
-          "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
-          "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
-          "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
-          "  --no-data              timing only: skip the arithmetic (and the check)\n"
-          "  --json                 print the statistics as one JSON object\n"
-          "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
-          "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
-          "  --metrics GROUP        print an msprof metric group\n",
-          out);
-    run_trace_help(out);
-    fputs("\n"
-          "Exit: 0 the run ended (and the check passed); 1 it faulted, deadlocked, hit the cycle limit\n"
-          "or the outputs did not match the reference; 64 usage; 65 bad shape, dtype or input;\n"
-          "130 interrupted (Ctrl-C: the run stops at the next event, the outputs and the trace are\n"
-          "completed).\n",
-          out);
-}
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return false;
-    *v = x;
-    return true;
-}
 
 /* A scalar argument by its declared type: u64 (decimal or 0x hex), s64
  * (may be negative), f32 (a float, passed as its bits). */
@@ -99,7 +32,7 @@ static bool parse_arg(dv_arg_type type, const char *s, uint64_t *v)
         *v = dv_f32_bits(f);
         return !errno && end != s && !*end;
     }
-    return parse_u64(s, v);
+    return run_parse_u64(s, v);
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -111,7 +44,7 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /* Fills a new GM buffer from spec; returns its address. */
-static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *len)
+static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
 {
     dv_error err = {DV_OK, ""};
     uint8_t *bytes = NULL;
@@ -121,7 +54,7 @@ static int make_buffer(dv_sim *sim, const binding *b, uint64_t *addr, uint64_t *
     int used = 0;
     unsigned size = 0;
     if (strncmp(b->spec, "zeros:", 6) == 0) {
-        if (!parse_u64(b->spec + 6, &n) || n == 0)
+        if (!run_parse_u64(b->spec + 6, &n) || n == 0)
             return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
     } else if (b->spec[0] == '@') {
         FILE *f = fopen(b->spec + 1, "rb");
@@ -212,141 +145,6 @@ static int load_object(const char *path, dv_obj **obj)
     return dv_obj_load(path, obj, &err) == DV_OK ? 0 : cli_fail(&err);
 }
 
-/* Everything the command line says, before anything is simulated. */
-typedef struct run_opts {
-    const char *path, *chip, *config, *kernel, *outdir, *pmu, *metrics;
-    const char *sets[MAX_BINDINGS];
-    int nsets;
-    binding args[MAX_BINDINGS], gms[MAX_BINDINGS], dumps[MAX_BINDINGS], inputs[MAX_BINDINGS];
-    int nargs, ngms, ndumps, ninputs;
-    uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
-    const char *variant, *dtype, *shape;
-    bool json, data;
-    bool trace_out;       /* --trace-out: the trace goes to DIR/trace.json.gz of --out DIR */
-    char trace_path[4096];
-    run_trace_opts trace; /* --trace, --trace-window, --trace-period */
-} run_opts;
-
-static int add_binding(const char *opt, char *kv, binding *list, int *count)
-{
-    char *eq = strchr(kv, '=');
-    if (!eq || eq == kv)
-        return cli_usage_error("run", "%s needs NAME=VALUE, not '%s'", opt, kv);
-    *eq = '\0';
-    if (*count == MAX_BINDINGS)
-        return cli_usage_error("run", "too many %s options", opt);
-    list[(*count)++] = (binding){kv, eq + 1};
-    return 0;
-}
-
-static int parse_opts(int argc, char **argv, run_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->max_cycles = DEFAULT_MAX_CYCLES;
-    o->pmu_ring = 4096;
-    o->seed = 1;
-    o->data = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        int rc = run_trace_option(argc, argv, &i, &o->trace);
-        if (rc > 0)
-            return rc;
-        if (rc == 0)
-            continue;
-        rc = 0;
-        if (strcmp(a, "--json") == 0)
-            o->json = true;
-        else if (strcmp(a, "--no-data") == 0)
-            o->data = false;
-        else if (strcmp(a, "--trace-out") == 0)
-            o->trace_out = true;
-        else if (!has_value && a[0] == '-' && a[1])
-            return cli_usage_error("run", "unknown option '%s' (or it lacks its value)", a);
-        else if (strcmp(a, "--chip") == 0)
-            o->chip = argv[++i];
-        else if (strcmp(a, "--config") == 0)
-            o->config = argv[++i];
-        else if (strcmp(a, "--set") == 0) {
-            if (o->nsets == MAX_BINDINGS)
-                return cli_usage_error("run", "too many --set options");
-            o->sets[o->nsets++] = argv[++i];
-        } else if (strcmp(a, "--kernel") == 0)
-            o->kernel = argv[++i];
-        else if (strcmp(a, "--variant") == 0)
-            o->variant = argv[++i];
-        else if (strcmp(a, "--dtype") == 0)
-            o->dtype = argv[++i];
-        else if (strcmp(a, "--shape") == 0)
-            o->shape = argv[++i];
-        else if (strcmp(a, "--seed") == 0) {
-            if (!parse_u64(argv[++i], &o->seed))
-                return cli_usage_error("run", "--seed needs a number, not '%s'", argv[i]);
-        } else if (strcmp(a, "--blocks") == 0) {
-            if (!parse_u64(argv[++i], &o->blocks) || o->blocks == 0 || o->blocks > 65535)
-                return cli_usage_error("run", "--blocks needs a number from 1 to 65535");
-        } else if (strcmp(a, "--metrics") == 0) {
-            o->metrics = argv[++i];
-            if (dv_metric_group_find(o->metrics) < 0) {
-                char list[256] = "";
-                for (unsigned g = 0; g < dv_metric_group_count(); g++) {
-                    strncat(list, g ? ", " : "", sizeof list - strlen(list) - 1);
-                    strncat(list, dv_metric_group_name(g), sizeof list - strlen(list) - 1);
-                }
-                return cli_usage_error("run", "--metrics: unknown group '%s' (%s)", o->metrics, list);
-            }
-        } else if (strcmp(a, "--pmu") == 0)
-            o->pmu = argv[++i];
-        else if (strcmp(a, "--pmu-period") == 0) {
-            if (!parse_u64(argv[++i], &o->pmu_period) || o->pmu_period == 0)
-                return cli_usage_error("run", "--pmu-period needs a positive number of cycles, not '%s'",
-                                       argv[i]);
-        } else if (strcmp(a, "--pmu-ring") == 0) {
-            if (!parse_u64(argv[++i], &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
-                return cli_usage_error("run", "--pmu-ring needs 1 to 1000000 records, not '%s'", argv[i]);
-        } else if (strcmp(a, "--out") == 0)
-            o->outdir = argv[++i];
-        else if (strcmp(a, "--max-cycles") == 0) {
-            if (!parse_u64(argv[++i], &o->max_cycles))
-                return cli_usage_error("run", "--max-cycles needs a number");
-        } else if (strcmp(a, "--arg") == 0)
-            rc = add_binding(a, argv[++i], o->args, &o->nargs);
-        else if (strcmp(a, "--gm") == 0)
-            rc = add_binding(a, argv[++i], o->gms, &o->ngms);
-        else if (strcmp(a, "--dump") == 0)
-            rc = add_binding(a, argv[++i], o->dumps, &o->ndumps);
-        else if (strcmp(a, "--input") == 0)
-            rc = add_binding(a, argv[++i], o->inputs, &o->ninputs);
-        else if (a[0] == '-' && a[1])
-            return cli_usage_error("run", "unknown option '%s'", a);
-        else if (o->path)
-            return cli_usage_error("run", "one kernel or operator at a time ('%s' and '%s')", o->path, a);
-        else
-            o->path = a;
-        if (rc)
-            return rc;
-    }
-    if (!o->path)
-        return cli_usage_error("run", "no operator or kernel given (dvsim ops lists the operators)");
-    if (o->chip && o->config)
-        return cli_usage_error("run", "--chip and --config both name a chip; use one");
-    if (o->pmu_period && !o->pmu)
-        return cli_usage_error("run", "--pmu-period needs --pmu EVENT,...");
-    if (o->trace_out) {
-        if (!o->outdir)
-            return cli_usage_error("run", "--trace-out writes DIR/trace.json.gz: give --out DIR");
-        if (o->trace.path)
-            return cli_usage_error("run", "--trace FILE and --trace-out both name the trace; use one");
-        if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "dvsim: %s: cannot create: %s\n", o->outdir, strerror(errno));
-            return 74;
-        }
-        snprintf(o->trace_path, sizeof o->trace_path, "%s/trace.json.gz", o->outdir);
-        o->trace.path = o->trace_path;
-    }
-    return 0;
-}
-
 /* A kernel object run: load it, bind --arg and --gm to its arguments. */
 static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, uint64_t *len)
 {
@@ -363,7 +161,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
     const dv_obj_kernel *k = dv_sim_kernel(sim);
     bool bound[DV_MAX_KERNEL_ARGS] = {false};
     for (int pass = 0; pass < 2; pass++) {
-        binding *list = pass ? o->gms : o->args;
+        run_binding *list = pass ? o->gms : o->args;
         for (int i = 0; i < (pass ? o->ngms : o->nargs); i++) {
             unsigned a;
             for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
@@ -535,12 +333,24 @@ typedef struct run_state {
     int rc; /* the exit code of a failure in attach() */
 } run_state;
 
+/* --log: the simulator's messages, one line each on stderr. */
+static void log_line(void *user, dv_log_cat cat, dv_log_level level, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "dvsim: %s: %s: %s\n", dv_log_cat_name(cat), dv_log_level_name(level), msg);
+}
+
 /* Attaches what the options ask for to the simulation about to run. */
 static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
 {
     run_opts *o = rs->o;
     const char *cmd = rs->hooks ? rs->hooks->cmd : "run";
     int rc;
+    if (o->log) {
+        for (int c = 0; c < DV_LOG_CAT_COUNT; c++)
+            dv_sim_set_log_level(sim, (dv_log_cat)c, o->log_level[c]);
+        dv_sim_set_log(sim, log_line, NULL);
+    }
     if (o->pmu && (rc = run_pmu_setup(&rs->pc, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
         return rc;
     if (opr && opr->launches > 1 && o->pmu)
@@ -581,7 +391,10 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
         return rc;
     dv_buf js = DV_BUF_INIT;
-    dv_stats_json(stats, &js);
+    if (dv_stats_json(stats, &js) != DV_OK) {
+        dv_buf_free(&js);
+        return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
+    }
     if (o->json)
         fputs(js.data, stdout);
     else {
@@ -693,9 +506,9 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
 int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
 {
     run_opts o;
-    int rc = parse_opts(argc, argv, &o);
+    int rc = run_opts_parse(argc, argv, hooks, &o);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc;
     dv_error err = {DV_OK, ""};
     dv_chip_config cfg;
     if (o.config ? dv_config_load_ini(o.config, &cfg, &err) != DV_OK

@@ -1,9 +1,12 @@
 /* cmd_viz.c - dvsim viz: dvsim run with the window of viz/ taking over the
- * run (or headless frames to PNG).  The run options are dvsim run's. */
+ * run (or headless frames to PNG).  The run options are dvsim run's; the
+ * viz options below are read by dvsim run's parser with them
+ * (cli_run_hooks), in any order. */
 #include "cli.h"
 #include "run_trace.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,77 +83,106 @@ static int after(void *user, dv_sim *sim, const dv_run_result *res)
     return dv_viz_end(vr->viz, res, &err) == DV_OK ? 0 : cli_fail(&err);
 }
 
-/* Takes the viz options out of argv; the rest goes to dvsim run. */
-static int parse(int argc, char **argv, viz_run *vr, char **rest, int *nrest)
+enum {
+    OPT_HEADLESS = CLI_OPT_HOOK,
+    OPT_FRAME_STATS,
+    OPT_PAUSED,
+    OPT_FRAME_LOG,
+    OPT_FRAMES,
+    OPT_PNG,
+    OPT_SIZE,
+    OPT_CYCLES_PER_FRAME,
+    OPT_BUDGET,
+    OPT_CORE,
+    OPT_SPAN,
+    OPT_PERIOD,
+    OPT_HOVER,
+    OPT_KEYS,
+};
+
+/* dvsim viz's options; dvsim run's parser reads them with its own. */
+static const struct option viz_options[] = {
+    {"headless", no_argument, NULL, OPT_HEADLESS},
+    {"frame-stats", no_argument, NULL, OPT_FRAME_STATS},
+    {"paused", no_argument, NULL, OPT_PAUSED},
+    {"frame-log", no_argument, NULL, OPT_FRAME_LOG},
+    {"frames", required_argument, NULL, OPT_FRAMES},
+    {"png", required_argument, NULL, OPT_PNG},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"cycles-per-frame", required_argument, NULL, OPT_CYCLES_PER_FRAME},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"core", required_argument, NULL, OPT_CORE},
+    {"span", required_argument, NULL, OPT_SPAN},
+    {"period", required_argument, NULL, OPT_PERIOD},
+    {"hover", required_argument, NULL, OPT_HOVER},
+    {"keys", required_argument, NULL, OPT_KEYS},
+    {NULL, 0, NULL, 0},
+};
+
+/* The options with a count: --core may be 0, the others not. */
+static int count_option(viz_run *vr, int code, const char *v)
 {
-    dv_viz_defaults(&vr->o);
-    *nrest = 0;
-    rest[(*nrest)++] = "viz";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
-        if (strcmp(a, "--headless") == 0) {
-            vr->o.headless = true;
-            continue;
-        }
-        if (strcmp(a, "--frame-stats") == 0) {
-            vr->o.frame_stats = true;
-            continue;
-        }
-        if (strcmp(a, "--paused") == 0) {
-            vr->o.paused = true;
-            continue;
-        }
-        if (strcmp(a, "--frame-log") == 0) {
-            vr->o.frame_log = true;
-            continue;
-        }
-        bool ours = strcmp(a, "--frames") == 0 || strcmp(a, "--png") == 0 || strcmp(a, "--size") == 0 ||
-                    strcmp(a, "--cycles-per-frame") == 0 || strcmp(a, "--budget") == 0 ||
-                    strcmp(a, "--core") == 0 || strcmp(a, "--span") == 0 || strcmp(a, "--period") == 0 ||
-                    strcmp(a, "--hover") == 0 || strcmp(a, "--keys") == 0;
-        if (!ours) {
-            rest[(*nrest)++] = argv[i];
-            continue;
-        }
-        if (!val)
-            return cli_usage_error("viz", "%s needs a value", a);
-        i++;
-        if (strcmp(a, "--png") == 0) {
-            vr->o.png = val;
-        } else if (strcmp(a, "--keys") == 0) {
-            vr->o.keys = val;
-        } else if (strcmp(a, "--size") == 0) {
-            unsigned w, h;
-            char x;
-            if (sscanf(val, "%u%c%u", &w, &x, &h) != 3 || x != 'x' || w < 320 || h < 200 || w > 8192 ||
-                h > 8192)
-                return cli_usage_error("viz", "--size needs WxH from 320x200 to 8192x8192, not '%s'", val);
-            vr->o.width = w, vr->o.height = h;
-        } else if (strcmp(a, "--budget") == 0) {
-            char *end;
-            double ms = strtod(val, &end);
-            if (end == val || *end || ms < 0 || ms > 10000)
-                return cli_usage_error("viz", "--budget needs milliseconds, not '%s'", val);
-            vr->o.budget_ms = ms;
-        } else if (strcmp(a, "--hover") == 0) {
-            if (sscanf(val, "%d,%d", &vr->o.hover_x, &vr->o.hover_y) != 2)
-                return cli_usage_error("viz", "--hover needs X,Y in pixels, not '%s'", val);
-        } else if (!num(val, &n) || (n == 0 && strcmp(a, "--core") != 0) || n > (1ull << 40)) {
-            return cli_usage_error("viz", "%s needs a %s number, not '%s'", a,
-                                   strcmp(a, "--core") == 0 ? "" : "positive", val);
-        } else if (strcmp(a, "--frames") == 0) {
-            vr->o.frames = (unsigned)n;
-        } else if (strcmp(a, "--cycles-per-frame") == 0) {
-            vr->o.cycles_per_frame = n;
-        } else if (strcmp(a, "--core") == 0) {
-            vr->o.core = (unsigned)n;
-        } else if (strcmp(a, "--span") == 0) {
-            vr->o.span = n;
-        } else {
-            vr->o.period = n;
-        }
+    uint64_t n;
+    const char *name = code == OPT_FRAMES             ? "--frames"
+                       : code == OPT_CYCLES_PER_FRAME ? "--cycles-per-frame"
+                       : code == OPT_CORE             ? "--core"
+                       : code == OPT_SPAN             ? "--span"
+                                                      : "--period";
+    if (!num(v, &n) || (n == 0 && code != OPT_CORE) || n > (1ull << 40))
+        return cli_usage_error("viz", "%s needs a %snumber, not '%s'", name, code == OPT_CORE ? "" : "positive ",
+                               v);
+    if (code == OPT_FRAMES)
+        vr->o.frames = (unsigned)n;
+    else if (code == OPT_CYCLES_PER_FRAME)
+        vr->o.cycles_per_frame = n;
+    else if (code == OPT_CORE)
+        vr->o.core = (unsigned)n;
+    else if (code == OPT_SPAN)
+        vr->o.span = n;
+    else
+        vr->o.period = n;
+    return 0;
+}
+
+static int option(void *user, int code, const char *v)
+{
+    viz_run *vr = user;
+    switch (code) {
+    case OPT_HEADLESS: vr->o.headless = true; return 0;
+    case OPT_FRAME_STATS: vr->o.frame_stats = true; return 0;
+    case OPT_PAUSED: vr->o.paused = true; return 0;
+    case OPT_FRAME_LOG: vr->o.frame_log = true; return 0;
+    case OPT_PNG: vr->o.png = v; return 0;
+    case OPT_KEYS: vr->o.keys = v; return 0;
+    case OPT_SIZE: {
+        unsigned w, h;
+        char x;
+        if (sscanf(v, "%u%c%u", &w, &x, &h) != 3 || x != 'x' || w < 320 || h < 200 || w > 8192 || h > 8192)
+            return cli_usage_error("viz", "--size needs WxH from 320x200 to 8192x8192, not '%s'", v);
+        vr->o.width = w, vr->o.height = h;
+        return 0;
     }
+    case OPT_BUDGET: {
+        char *end;
+        double ms = strtod(v, &end);
+        if (end == v || *end || !(ms >= 0 && ms <= 10000))
+            return cli_usage_error("viz", "--budget needs milliseconds, not '%s'", v);
+        vr->o.budget_ms = ms;
+        return 0;
+    }
+    case OPT_HOVER: {
+        int used = 0;
+        if (sscanf(v, "%d,%d%n", &vr->o.hover_x, &vr->o.hover_y, &used) != 2 || v[used])
+            return cli_usage_error("viz", "--hover needs X,Y in pixels, not '%s'", v);
+        return 0;
+    }
+    default: return count_option(vr, code, v);
+    }
+}
+
+static int parsed(void *user)
+{
+    const viz_run *vr = user;
     if (!vr->o.headless && (vr->o.png || vr->o.frames || vr->o.hover_x >= 0 || vr->o.keys))
         return cli_usage_error("viz", "--png, --frames, --hover and --keys are for --headless");
     return 0;
@@ -160,16 +192,17 @@ int cmd_viz(int argc, char **argv)
 {
     viz_run vr;
     memset(&vr, 0, sizeof vr);
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return 70;
-    int nrest, rc = parse(argc, argv, &vr, rest, &nrest);
-    if (!rc) {
-        cli_run_hooks hooks = {"viz", before, after, &vr};
-        rc = cmd_run_with(nrest, rest, &hooks);
-    }
+    dv_viz_defaults(&vr.o);
+    cli_run_hooks hooks = {.cmd = "viz",
+                           .options = viz_options,
+                           .option = option,
+                           .parsed = parsed,
+                           .help = cmd_viz_help,
+                           .before = before,
+                           .after = after,
+                           .user = &vr};
+    int rc = cmd_run_with(argc, argv, &hooks);
     dv_viz_destroy(vr.viz);
-    free(rest);
     return rc;
 }
 
@@ -177,10 +210,15 @@ int cmd_viz(int argc, char **argv)
 
 int cmd_viz(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "dvsim viz: this dvsim was built without SDL2 (install libsdl2-dev and configure with "
-                    "-Dviz=enabled)\n");
+    /* without its options' table, --help alone is recognised */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (cli_is_help(argv[i])) {
+            cmd_viz_help(stdout);
+            return 0;
+        }
+    }
+    fprintf(stderr, "dvsim viz: this dvsim was built without SDL2 or libpng (install libsdl2-dev and "
+                    "libpng-dev and configure with -Dviz=enabled)\n");
     return 70;
 }
 

@@ -1,6 +1,7 @@
 /* main.c - dvsim: subcommand dispatch and top-level help. */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,42 +42,51 @@ static void usage(FILE *out)
             "130 interrupted (Ctrl-C).\n");
 }
 
+static const cli_command *find(const char *name)
+{
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
+    static const struct option top[] = {
+        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+    /* in order: the options up to the command are dvsim's, the rest the command's */
+    cli_getopt g;
+    cli_getopt_init(&g, NULL, argc, argv, "hV", top, true);
+    int c;
+    while ((c = cli_getopt_next(&g)) != -1 && c != CLI_ARG) {
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("dvsim %s\n", DVSIM_VERSION); return 0;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (c == -1) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    if (cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
-        if (argc > 2 && strcmp(cmd, "help") == 0) {
-            for (int i = 0; i < NCOMMANDS; i++) {
-                if (strcmp(commands[i].name, argv[2]) == 0) {
-                    commands[i].help(stdout);
-                    return 0;
-                }
-            }
-        }
-        usage(stdout);
+    const char *name = g.arg;
+    int first = optind - 1; /* argv[first] is the command: its own argv[0] */
+    if (strcmp(name, "help") == 0) {
+        const cli_command *cmd = first + 1 < argc ? find(argv[first + 1]) : NULL;
+        if (cmd)
+            cmd->help(stdout);
+        else
+            usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    if (strcmp(name, "version") == 0) {
         printf("dvsim %s\n", DVSIM_VERSION);
         return 0;
     }
-    for (int i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(commands[i].name, cmd) == 0) {
-            for (int k = 2; k < argc; k++) {
-                if (strcmp(argv[k], "--") == 0)
-                    break;
-                if (cli_is_help(argv[k])) {
-                    commands[i].help(stdout);
-                    return 0;
-                }
-            }
-            return commands[i].run(argc - 1, argv + 1);
-        }
+    const cli_command *cmd = find(name);
+    if (!cmd) {
+        fprintf(stderr, "dvsim: unknown command '%s' (see 'dvsim --help')\n", name);
+        return EXIT_USAGE;
     }
-    fprintf(stderr, "dvsim: unknown command '%s' (see 'dvsim --help')\n", cmd);
-    return EXIT_USAGE;
+    return cmd->run(argc - first, argv + first);
 }

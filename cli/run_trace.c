@@ -51,28 +51,28 @@ static bool parse_num(const char *s, size_t n, uint64_t *v)
     return true;
 }
 
-int run_trace_option(int argc, char **argv, int *i, run_trace_opts *o)
+int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o)
 {
-    const char *a = argv[*i];
-    if (strcmp(a, "--trace") != 0 && strcmp(a, "--trace-window") != 0 && strcmp(a, "--trace-period") != 0)
-        return -1;
-    if (*i + 1 >= argc)
-        return cli_usage_error("run", "%s needs a value", a);
-    const char *v = argv[++*i];
-    if (strcmp(a, "--trace") == 0) {
+    switch (code) {
+    case RUN_TRACE_OPT:
         if (!*v)
-            return cli_usage_error("run", "--trace needs a file name");
+            return cli_usage_error(cmd, "--trace needs a file name");
         o->path = v;
-    } else if (strcmp(a, "--trace-window") == 0) {
+        return 0;
+    case RUN_TRACE_OPT_WINDOW: {
         const char *colon = strchr(v, ':');
+        o->w1 = 0;
         if (!colon || !parse_num(v, (size_t)(colon - v), &o->w0) ||
             (colon[1] && !parse_num(colon + 1, strlen(colon + 1), &o->w1)) || (o->w1 && o->w1 <= o->w0))
-            return cli_usage_error("run",
-                                   "--trace-window needs START:END in cycles with END > START, not '%s'", v);
-    } else if (!parse_num(v, strlen(v), &o->period) || o->period == 0) {
-        return cli_usage_error("run", "--trace-period needs a positive number of cycles, not '%s'", v);
+            return cli_usage_error(cmd, "--trace-window needs START:END in cycles with END > START, not '%s'", v);
+        return 0;
     }
-    return 0;
+    case RUN_TRACE_OPT_PERIOD:
+        if (!parse_num(v, strlen(v), &o->period) || o->period == 0)
+            return cli_usage_error(cmd, "--trace-period needs a positive number of cycles, not '%s'", v);
+        return 0;
+    default: return -1;
+    }
 }
 
 bool run_trace_sigint(void)

@@ -5,9 +5,11 @@
 #ifndef DV_RUN_TRACE_H
 #define DV_RUN_TRACE_H
 
+#include "cli.h"
 #include "dv_sim.h"
 #include "dv_tjson.h"
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,15 +20,30 @@ typedef struct run_trace_opts {
     uint64_t period;  /* --trace-period N: cycles per counter sample */
 } run_trace_opts;
 
-/* Handles argv[*i] if it is a trace option (advancing *i past its value):
- * returns -1 if it is not one, 0 if it was taken, 64 after a usage error. */
-int run_trace_option(int argc, char **argv, int *i, run_trace_opts *o);
+/* The trace options, for dvsim run's getopt_long table (cli.h: their
+ * values start at CLI_OPT_TRACE). */
+enum { RUN_TRACE_OPT = CLI_OPT_TRACE, RUN_TRACE_OPT_WINDOW, RUN_TRACE_OPT_PERIOD };
+#define RUN_TRACE_OPTIONS                                                                                    \
+    {"trace", required_argument, NULL, RUN_TRACE_OPT},                                                       \
+        {"trace-window", required_argument, NULL, RUN_TRACE_OPT_WINDOW},                                     \
+        {"trace-period", required_argument, NULL, RUN_TRACE_OPT_PERIOD}
+/* Takes the value of trace option `code` (a RUN_TRACE_OPT*): returns -1 if
+ * code is not one, 0 if it was taken, 64 after a usage error (cmd names
+ * the command in the message). */
+int run_trace_option(const char *cmd, int code, const char *value, run_trace_opts *o);
 void run_trace_help(FILE *out);
 
-/* dvsim viz: called with the prepared simulation before the run (it sets a
- * pacer, dv_sim_set_pacer) and after it (the window stays until closed). */
+/* dvsim viz: its own options, read by dvsim run's parser with dvsim run's
+ * (so that getopt knows every option of the command line and which take a
+ * value, wherever they stand); called with the prepared simulation before
+ * the run (it sets a pacer, dv_sim_set_pacer) and after it (the window stays
+ * until closed). */
 typedef struct cli_run_hooks {
     const char *cmd; /* "viz": for messages */
+    const struct option *options; /* its long options ({NULL} ends them), values from CLI_OPT_HOOK */
+    int (*option)(void *user, int code, const char *value); /* one of them: 0 or an exit code */
+    int (*parsed)(void *user); /* after the command line: 0 or an exit code */
+    void (*help)(FILE *out);   /* -h, --help */
     int (*before)(void *user, dv_sim *sim, const char *title);
     int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
     void *user;

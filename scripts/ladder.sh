@@ -15,18 +15,20 @@ for v in naive tiled pipelined db; do
     start=$(date +%s.%N)
     "$D" run matmul --chip "$chip" --variant "$v" --shape "$shape" "$@" --json > "$out"
     end=$(date +%s.%N)
-    # stats.json: one "name": {"value": v, ...} per line
-    val() { grep "\"$1\"" "$out" | head -1 | sed 's/.*"value": *\([-0-9.e+]*\).*/\1/'; }
-    cycles=$(val chip.cycles)
-    cube=$(val chip.cube.utilisation_avg_pct)
-    macs=0
-    for f in $(grep -o '"core[0-9]*\.cube\.macs": *{ *"value": *[0-9]*' "$out" | sed 's/.*: *//'); do
-        macs=$(echo "$macs + $f" | bc)
-    done
-    gm=0
-    for f in $(grep -o '"core[0-9]*\.path\.gm_to_l1\.gbps": *{ *"value": *[0-9.e+]*' "$out" | sed 's/.*: *//'); do
-        gm=$(echo "$gm + $f" | bc -l)
-    done
+    # The figures from the statistics (a JSON object of {"value", "unit",
+    # "desc"} objects), read with a JSON parser rather than by their layout:
+    # chip.cycles, the mean Cube utilisation, and the sums over the cores of
+    # the MACs and of the GM -> L1 bandwidth.
+    read -r cycles cube macs gm <<EOF
+$(python3 -c '
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+def total(pattern):
+    return sum(v["value"] for k, v in s.items() if re.fullmatch(pattern, k))
+print("%d %.6f %d %.6f" % (s["chip.cycles"]["value"], s["chip.cube.utilisation_avg_pct"]["value"],
+      total(r"core[0-9]+\.cube\.macs"), total(r"core[0-9]+\.path\.gm_to_l1\.gbps")))
+' "$out")
+EOF
     secs=$(echo "$end - $start" | bc -l)
     printf '%-10s %12s %7.1f%% %10.1f %9.2f %14.3g\n' "$v" "$cycles" "$cube" "$gm" "$secs" \
         "$(echo "$macs / $secs" | bc -l)"

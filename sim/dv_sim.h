@@ -16,6 +16,7 @@
 #include "dv_config.h"
 #include "dv_hooks.h"
 #include "dv_l2.h"
+#include "dv_log.h"
 #include "dv_mem.h"
 #include "dv_obj.h"
 
@@ -159,6 +160,16 @@ unsigned dv_sim_ncores(const dv_sim *s);
  * it (the library installs no handler); dv_sim_interrupt asks directly. */
 void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag);
 void dv_sim_interrupt(dv_sim *s);
+
+/* The simulation's log (dv_log.h), off until a sink is set; the levels are
+ * warn until set.  Category DV_LOG_CAT_SIM says: the launch (info: kernel,
+ * blocks, cores), each block's start and end on its core (debug), each
+ * core's fault or deadlock and the cycle limit (warn), an interruption and
+ * the end (info).  The sink gets one message at a time without a newline,
+ * on the thread that runs the simulation.  Logging reads the run, never
+ * changes it: same cycles, statistics and traces with it on. */
+void dv_sim_set_log(dv_sim *s, dv_log_sink_fn sink, void *user);
+void dv_sim_set_log_level(dv_sim *s, dv_log_cat cat, dv_log_level level);
 
 /* Core i of the launch (false if there is none: before dv_sim_start, or i
  * is out of range). */

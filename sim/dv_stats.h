@@ -31,7 +31,11 @@ void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v,
                   ...) __attribute__((format(printf, 6, 7)));
 void dv_stats_free(dv_stat_list *l);
 const dv_stat *dv_stats_find(const dv_stat_list *l, const char *name);
-/* {"name": {"value": v, "unit": "...", "desc": "..."}, ...} */
-void dv_stats_json(const dv_stat_list *l, dv_buf *out);
+/* Appends the list as one JSON object (written by cJSON, so every name and
+ * text is escaped), in the list's order, and a newline:
+ *   {"name": {"value": v, "unit": "...", "desc": "..."}, ...}
+ * Integer statistics print every digit; the others 6 significant digits, so
+ * the same run gives the same bytes.  DV_ERR_NOMEM if memory runs out. */
+dv_status dv_stats_json(const dv_stat_list *l, dv_buf *out);
 
 #endif

@@ -1,5 +1,5 @@
-/* dv_png.h - a minimal PNG writer (8-bit RGB, zlib), for headless frames.
- * No SDL here. */
+/* dv_png.h - headless frames as PNG files (8-bit RGB, written by libpng;
+ * no SDL and no libpng in this header). */
 #ifndef DV_PNG_H
 #define DV_PNG_H
 

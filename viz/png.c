@@ -1,84 +1,105 @@
-/* png.c - PNG: the signature, IHDR, one IDAT (filter 0 on every row,
- * deflated by zlib), IEND; each chunk with its CRC-32. */
+/* png.c - headless frames as PNG files, written by libpng (8-bit RGB, no
+ * interlace) into a temporary file that is renamed into place. */
 #include "dv_png.h"
 
 #include <errno.h>
+#include <png.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-static void be32(uint8_t *p, uint32_t v)
+/* libpng reports errors through callbacks: by default it prints them and
+ * a library must not, so they are kept here for the dv_error and the error
+ * callback jumps back to dv_png_write's setjmp. */
+typedef struct png_failure {
+    jmp_buf jump;
+    char msg[256];
+} png_failure;
+
+static void on_error(png_structp png, png_const_charp msg)
 {
-    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+    png_failure *f = png_get_error_ptr(png);
+    snprintf(f->msg, sizeof f->msg, "%s", msg);
+    longjmp(f->jump, 1);
 }
 
-static bool chunk(FILE *f, const char *type, const uint8_t *data, uint32_t len)
+static void on_warning(png_structp png, png_const_charp msg)
 {
-    uint8_t head[8], crc[4];
-    be32(head, len);
-    memcpy(head + 4, type, 4);
-    uLong c = crc32(0L, Z_NULL, 0);
-    c = crc32(c, head + 4, 4);
-    if (len)
-        c = crc32(c, data, len);
-    be32(crc, (uint32_t)c);
-    return fwrite(head, 1, 8, f) == 8 && (!len || fwrite(data, 1, len, f) == len) &&
-           fwrite(crc, 1, 4, f) == 4;
+    (void)png;
+    (void)msg; /* nothing a frame's writer can act on */
+}
+
+/* Encodes the frame into f; false with the reason in fail->msg. */
+static bool encode(FILE *f, const uint8_t *rgb, unsigned w, unsigned h, png_failure *fail)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, fail, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        snprintf(fail->msg, sizeof fail->msg, "out of memory");
+        png_destroy_write_struct(&png, NULL);
+        return false;
+    }
+    /* Nothing the longjmp skips is modified after setjmp: png and info are
+     * set before it, the rows are libpng's to read. */
+    if (setjmp(fail->jump)) {
+        png_destroy_write_struct(&png, &info);
+        return false;
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, 9);
+    png_write_info(png, info);
+    for (unsigned y = 0; y < h; y++)
+        png_write_row(png, rgb + (size_t)y * w * 3);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return true;
 }
 
 dv_status dv_png_write(const char *path, const uint8_t *rgb, unsigned w, unsigned h, dv_error *err)
 {
-    size_t row = (size_t)w * 3 + 1, rawlen = row * h;
-    uint8_t *raw = malloc(rawlen ? rawlen : 1);
-    uLongf zlen = compressBound((uLong)rawlen);
-    uint8_t *z = malloc(zlen);
-    if (!raw || !z) {
-        free(raw);
-        free(z);
-        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for a %ux%u PNG", w, h);
-    }
-    for (unsigned y = 0; y < h; y++) {
-        raw[y * row] = 0; /* filter: none */
-        memcpy(raw + y * row + 1, rgb + (size_t)y * w * 3, (size_t)w * 3);
-    }
-    int zrc = compress2(z, &zlen, raw, (uLong)rawlen, 9);
-    free(raw);
-    if (zrc != Z_OK) {
-        free(z);
-        return dv_error_set(err, DV_ERR_NOMEM, "zlib: cannot compress the frame");
-    }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 8);
-    if (!tmp) {
-        free(z);
+    if (w == 0 || h == 0 || w > PNG_USER_WIDTH_MAX || h > PNG_USER_HEIGHT_MAX)
+        return dv_error_set(err, DV_ERR_IO, "%s: a PNG cannot be %ux%u pixels", path, w, h);
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    }
-    snprintf(tmp, n + 8, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
+    /* a unique temporary name next to the file, so that rename is atomic
+     * and two writers of the same path do not share one */
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
         dv_status st = dv_error_set(err, DV_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(z);
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         free(tmp);
         return st;
     }
-    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    uint8_t ihdr[13];
-    be32(ihdr, w);
-    be32(ihdr + 4, h);
-    ihdr[8] = 8;  /* bits per channel */
-    ihdr[9] = 2;  /* RGB */
-    ihdr[10] = 0; /* deflate */
-    ihdr[11] = 0; /* adaptive filtering */
-    ihdr[12] = 0; /* no interlace */
-    bool ok = fwrite(sig, 1, 8, f) == 8 && chunk(f, "IHDR", ihdr, 13) &&
-              chunk(f, "IDAT", z, (uint32_t)zlen) && chunk(f, "IEND", NULL, 0);
-    ok = fclose(f) == 0 && ok;
-    free(z);
-    if (!ok || rename(tmp, path) != 0) {
-        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        remove(tmp);
+    /* mkstemp creates 0600; give the file the mode a plain fopen would */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    png_failure fail = {.msg = ""};
+    bool ok = encode(f, rgb, w, h, &fail);
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        snprintf(fail.msg, sizeof fail.msg, "%s", strerror(errno));
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        snprintf(fail.msg, sizeof fail.msg, "%s", strerror(errno));
+    }
+    if (!ok) {
+        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: write failed: %s", path, fail.msg);
+        unlink(tmp);
         free(tmp);
         return st;
     }

@@ -50,6 +50,7 @@ struct dv_sim {
     dv_sim_hooks fanout;             /* the cores' events to several observers */
     const dv_sim_hooks *core_hooks;  /* what the cores call: NULL, one observer or fanout */
     dv_counter_source counters;      /* dv_sim_counters */
+    dv_log log;                      /* dv_sim_set_log; off by default */
 };
 
 /* ---- the cores' events to several observers ---- */
@@ -187,6 +188,7 @@ dv_sim *dv_sim_create(const dv_chip_config *cfg, bool data, dv_error *err)
         return NULL;
     }
     s->counters = (dv_counter_source){s, src_ncores, src_read, src_now};
+    dv_log_init(&s->log);
     return s;
 }
 
@@ -324,6 +326,8 @@ static dv_status start_group(dv_sim *s, unsigned g, uint64_t b, uint64_t cycle, 
         dv_status st = dv_core_start_block(c, b, s->block_dim, s->args, cycle, err);
         if (st != DV_OK)
             return st;
+        DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_DEBUG, "core %u: block %llu starts at cycle %llu", c->net_index,
+               (unsigned long long)b, (unsigned long long)cycle);
     }
     return DV_OK;
 }
@@ -333,6 +337,9 @@ static dv_status start_group(dv_sim *s, unsigned g, uint64_t b, uint64_t cycle, 
 static void on_block_done(dv_core *c, void *user)
 {
     dv_sim *s = user;
+    DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_DEBUG, "core %u: block %llu done at cycle %llu (%llu cycles)",
+           c->net_index, (unsigned long long)c->block_idx, (unsigned long long)c->q->now,
+           (unsigned long long)(c->q->now - c->block_start));
     if (s->next_block >= s->block_dim)
         return;
     unsigned g = (unsigned)(c->net_index / s->group_size);
@@ -428,6 +435,10 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     for (unsigned i = 0; i < s->nhooks; i++)
         if (s->hooks[i].launch)
             s->hooks[i].launch(s->hooks[i].user, s);
+    DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_INFO, "launch: kernel %s (%s) on %s: %llu block%s on %u core%s%s%s",
+           s->kernel->name, dv_core_type_name(s->kernel->core), s->cfg.name, (unsigned long long)s->block_dim,
+           s->block_dim == 1 ? "" : "s", s->ncores, s->ncores == 1 ? "" : "s",
+           s->block_dim > groups ? " (in waves)" : "", s->data ? "" : ", timing only");
     for (unsigned g = 0; g < groups; g++) {
         dv_status st = start_group(s, g, s->next_block++, 0, err);
         if (st != DV_OK)
@@ -529,6 +540,24 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
     return false;
 }
 
+/* The outcome, to the log: every core that faulted or deadlocked, the cycle
+ * limit or an interruption, and the end. */
+static void log_outcome(const dv_sim *s, const dv_run_result *res)
+{
+    const dv_log *log = &s->log;
+    for (unsigned i = 0; i < s->ncores && dv_log_enabled(log, DV_LOG_CAT_SIM, DV_LOG_WARN); i++) {
+        const dv_core *c = &s->cores[i];
+        if (c->stop == DV_STOP_FAULT || c->stop == DV_STOP_DEADLOCK)
+            dv_log_emit(log, DV_LOG_CAT_SIM, DV_LOG_WARN, "%s: %s", dv_stop_name(c->stop), c->stop_msg);
+    }
+    if (res->stop == DV_STOP_LIMIT)
+        DV_LOG(log, DV_LOG_CAT_SIM, DV_LOG_WARN, "%s", res->message);
+    else if (res->stop == DV_STOP_INTERRUPTED)
+        DV_LOG(log, DV_LOG_CAT_SIM, DV_LOG_INFO, "%s", res->message);
+    DV_LOG(log, DV_LOG_CAT_SIM, DV_LOG_INFO, "end: %s after %llu cycles", dv_stop_name(res->stop),
+           (unsigned long long)res->cycles);
+}
+
 dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
 {
     if (!s->ran || !s->cores)
@@ -563,6 +592,7 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
     res->ncores = s->ncores;
     res->block_dim = s->block_dim;
     res->launch_cycles = s->cfg.launch_cycles;
+    log_outcome(s, res);
     return DV_OK;
 }
 
@@ -608,4 +638,14 @@ void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag)
 void dv_sim_interrupt(dv_sim *s)
 {
     s->interrupt = true;
+}
+
+void dv_sim_set_log(dv_sim *s, dv_log_sink_fn sink, void *user)
+{
+    dv_log_set_sink(&s->log, sink, user);
+}
+
+void dv_sim_set_log_level(dv_sim *s, dv_log_cat cat, dv_log_level level)
+{
+    dv_log_set_level(&s->log, cat, level);
 }

@@ -3,6 +3,8 @@
 
 #include "dv_sim_perf.h"
 
+#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,17 +223,51 @@ const dv_stat *dv_stats_find(const dv_stat_list *l, const char *name)
     return NULL;
 }
 
-void dv_stats_json(const dv_stat_list *l, dv_buf *out)
+/* A statistic's value as a JSON number.  Integer statistics (counts,
+ * cycles, bytes) are printed with all their digits: cJSON prints a double
+ * with 15 significant digits and may switch to an exponent above 1e15.
+ * Derived values are rounded to 6 significant digits first, so that a last-
+ * bit difference between two builds' floating-point results does not change
+ * stats.json, and cJSON then prints that short form.  A value that is not
+ * finite (it should not happen) becomes null rather than invalid JSON. */
+static cJSON *json_value(const dv_stat *s)
 {
-    dv_buf_puts(out, "{\n");
-    for (size_t i = 0; i < l->count; i++) {
-        const dv_stat *s = &l->items[i];
-        if (s->integer)
-            dv_buf_printf(out, "  \"%s\": {\"value\": %.0f, ", s->name, s->value);
-        else
-            dv_buf_printf(out, "  \"%s\": {\"value\": %.6g, ", s->name, s->value);
-        dv_buf_printf(out, "\"unit\": \"%s\", \"desc\": \"%s\"}%s\n", s->unit, s->desc,
-                      i + 1 < l->count ? "," : "");
+    if (!isfinite(s->value))
+        return cJSON_CreateNull();
+    char text[64];
+    if (s->integer) {
+        snprintf(text, sizeof text, "%.0f", s->value);
+        return cJSON_CreateRaw(text);
     }
-    dv_buf_puts(out, "}\n");
+    snprintf(text, sizeof text, "%.6g", s->value);
+    return cJSON_CreateNumber(strtod(text, NULL));
+}
+
+dv_status dv_stats_json(const dv_stat_list *l, dv_buf *out)
+{
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root != NULL;
+    for (size_t i = 0; ok && i < l->count; i++) {
+        const dv_stat *s = &l->items[i];
+        cJSON *item = cJSON_CreateObject();
+        ok = item && cJSON_AddItemToObject(root, s->name, item);
+        if (!ok) {
+            cJSON_Delete(item);
+            break;
+        }
+        cJSON *v = json_value(s);
+        ok = v && cJSON_AddItemToObject(item, "value", v);
+        if (!ok)
+            cJSON_Delete(v);
+        ok = ok && cJSON_AddStringToObject(item, "unit", s->unit ? s->unit : "") &&
+             cJSON_AddStringToObject(item, "desc", s->desc ? s->desc : "");
+    }
+    char *text = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        return DV_ERR_NOMEM;
+    dv_buf_puts(out, text);
+    dv_buf_puts(out, "\n");
+    free(text);
+    return out->oom ? DV_ERR_NOMEM : DV_OK;
 }

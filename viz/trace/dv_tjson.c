@@ -15,6 +15,7 @@
  * "f". */
 #include "dv_tjson_priv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ static const char *insn_text(dv_tjson *t, const dv_insn *in, uint64_t pc)
     char *saved = t->buf;
     size_t saved_len = t->len;
     char scratch[4096];
+    /* escaping writes at most 6 bytes per byte (\u00XX, \ufffd) */
+    _Static_assert(sizeof scratch >= 6 * (sizeof asmtext + sizeof src) + 128, "insn_text: scratch too small");
     t->buf = scratch;
     t->len = 0;
     bool saved_failed = t->failed;
@@ -419,7 +422,9 @@ static void counter_event(dv_tjson *t, unsigned core, uint64_t cycle, const char
     tj_puts(t, "\",\"args\":{");
     for (unsigned i = 0; i < n; i++) {
         char v[64];
-        int len = snprintf(v, sizeof v, "%s\"%s\":%.6g", i ? "," : "", keys[i], vals[i]);
+        /* JSON has no NaN or infinity (a window always has cycles: none occurs) */
+        double x = isfinite(vals[i]) ? vals[i] : 0;
+        int len = snprintf(v, sizeof v, "%s\"%s\":%.6g", i ? "," : "", keys[i], x);
         tj_put(t, v, (size_t)len);
     }
     tj_puts(t, "}}");

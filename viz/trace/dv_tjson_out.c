@@ -83,24 +83,74 @@ void tj_u64(dv_tjson *t, uint64_t v)
         t->buf[t->len++] = tmp[--n];
 }
 
-/* A JSON string literal. */
-void tj_jstr(dv_tjson *t, const char *s)
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 if it
+ * is not one: a stray continuation byte, a truncated sequence, an overlong
+ * form, a surrogate or a code point past U+10FFFF. */
+static size_t utf8_len(const unsigned char *s)
 {
+    unsigned c = s[0], cp, min;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    cp = c & (0x3fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) /* the terminating NUL stops here too */
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* A JSON string literal (RFC 8259): quote, backslash and control characters
+ * escaped.  The strings come from file names, INI files and the command line,
+ * so they may be any bytes; a byte that is not part of well-formed UTF-8
+ * becomes U+FFFD, so the trace stays valid JSON for strict readers. */
+void tj_jstr(dv_tjson *t, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     tj_put(t, "\"", 1);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = {'\\', (char)ch};
-            tj_put(t, e, 2);
-        } else if (ch == '\n') {
-            tj_put(t, "\\n", 2);
-        } else if (ch < 0x20) {
-            char e[8];
-            snprintf(e, sizeof e, "\\u%04x", ch);
-            tj_put(t, e, 6);
-        } else {
-            tj_put(t, (const char *)&ch, 1);
+    while (*s) {
+        /* a run of bytes that go out as they are, in pieces tj_put takes whole */
+        size_t run = 0;
+        while (run < 4096 && s[run] >= 0x20 && s[run] != '"' && s[run] != '\\') {
+            size_t n = utf8_len(s + run);
+            if (!n)
+                break;
+            run += n;
         }
+        if (run) {
+            tj_put(t, (const char *)s, run);
+            s += run;
+            continue;
+        }
+        char esc[8] = {'\\', 0};
+        switch (*s) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default: break;
+        }
+        if (esc[1]) {
+            tj_put(t, esc, 2);
+        } else if (*s < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *s);
+            tj_put(t, esc, 6);
+        } else {
+            tj_put(t, "\\ufffd", 6);
+        }
+        s++;
     }
     tj_put(t, "\"", 1);
 }

@@ -1,0 +1,48 @@
+/* run_opts.h - the command line of dvsim run: what to run and how, read
+ * with getopt_long before anything is simulated.  dvsim viz goes through
+ * the same parser and adds its own options (cli_run_hooks). */
+#ifndef DV_RUN_OPTS_H
+#define DV_RUN_OPTS_H
+
+#include "dv_log.h"
+#include "run_trace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { RUN_MAX_BINDINGS = 32 };
+
+/* NAME=VALUE of --arg, --gm, --dump, --input (both point into argv). */
+typedef struct run_binding {
+    const char *name;
+    const char *spec;
+} run_binding;
+
+typedef struct run_opts {
+    const char *path; /* the operator or the kernel file */
+    const char *chip, *config, *kernel, *outdir, *pmu, *metrics;
+    const char *sets[RUN_MAX_BINDINGS];
+    int nsets;
+    run_binding args[RUN_MAX_BINDINGS], gms[RUN_MAX_BINDINGS], dumps[RUN_MAX_BINDINGS],
+        inputs[RUN_MAX_BINDINGS];
+    int nargs, ngms, ndumps, ninputs;
+    uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
+    const char *variant, *dtype, *shape;
+    bool json, data;
+    bool trace_out; /* --trace-out: the trace goes to DIR/trace.json.gz of --out DIR */
+    char trace_path[4096];
+    run_trace_opts trace;                     /* --trace, --trace-window, --trace-period */
+    bool log;                                 /* --log: the simulator's log to stderr */
+    dv_log_level log_level[DV_LOG_CAT_COUNT]; /* its most verbose level per category */
+} run_opts;
+
+/* Reads argv (argv[0] is the command: "run", or hooks->cmd) into o; with
+ * hooks, their options too.  Returns 0, -1 after printing the help, or an
+ * exit code after printing one line (64 usage, 74 when --trace-out cannot
+ * create its directory). */
+int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o);
+
+/* A decimal or 0x hex number with nothing after it, not negative. */
+bool run_parse_u64(const char *s, uint64_t *v);
+
+#endif
