@@ -136,7 +136,9 @@ static void find_layout(const uint8_t *b, size_t size, layout *L)
 }
 
 /* Applies the defect `name` to the valid file b (of L->size bytes, with room
- * to grow); returns false for an unknown name. */
+ * to grow); returns false for an unknown name.  One line per defect: a table
+ * written as code, kept in one piece so that each defect reads next to its
+ * name. */
 static bool apply(const char *name, uint8_t *b, size_t *n, const layout *L)
 {
     size_t meta = sec_off(b, L, L->meta), lines = sec_off(b, L, L->lines);

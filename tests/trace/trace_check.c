@@ -262,47 +262,13 @@ static cJSON *load_json(const char *path)
     return j;
 }
 
-int main(int argc, char **argv)
+typedef struct totals {
+    size_t events, slices, counters, instants, lanes, flow_pairs, matched;
+} totals;
+
+/* Names first: metadata may come anywhere. */
+static void read_names(const cJSON *events)
 {
-    const char *path = NULL, *stats_path = NULL, *want_stop = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--stats") == 0 && i + 1 < argc)
-            stats_path = argv[++i];
-        else if (strcmp(argv[i], "--stop") == 0 && i + 1 < argc)
-            want_stop = argv[++i];
-        else if (!path)
-            path = argv[i];
-        else {
-            fprintf(stderr, "usage: trace_check TRACE.json.gz [--stats stats.json] [--stop NAME]\n");
-            return 2;
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "usage: trace_check TRACE.json.gz [--stats stats.json] [--stop NAME]\n");
-        return 2;
-    }
-    size_t len;
-    char *text = gunzip_one_member(path, &len);
-    if (!text)
-        return 1;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
-    if (!root) {
-        size_t at = end ? (size_t)(end - text) : 0;
-        fprintf(stderr, "trace_check: %s: not one JSON document (error near byte %zu of %zu)\n", path, at,
-                len);
-        free(text);
-        return 1;
-    }
-    free(text);
-    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
-    const cJSON *other = cJSON_GetObjectItemCaseSensitive(root, "otherData");
-    if (!cJSON_IsArray(events) || !cJSON_IsObject(other) ||
-        !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "displayTimeUnit"))) {
-        fprintf(stderr, "trace_check: %s: traceEvents, displayTimeUnit or otherData missing\n", path);
-        return 1;
-    }
-    /* names first: metadata may come anywhere */
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
@@ -323,10 +289,84 @@ int main(int argc, char **argv)
                 proc_named[pid->valueint - 1] = true;
         }
     }
-    size_t order = 0, nevents = 0, nslices = 0, ncounters = 0, ninstants = 0;
+}
+
+/* A counter sample: in a named process, with numbers only. */
+static void read_counter(const cJSON *e, size_t order)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args"), *a;
+    if (!cJSON_IsNumber(pid) || pid->valueint < 1 || pid->valueint > MAX_CORES || !proc_named[pid->valueint - 1])
+        problem("counter #%lld is not in a named process", (long long)order);
+    if (!cJSON_IsObject(args) || !args->child)
+        problem("counter #%lld has no values", (long long)order);
+    cJSON_ArrayForEach(a, args)
+    {
+        if (!cJSON_IsNumber(a))
+            problem("counter #%lld has a value that is not a number", (long long)order);
+    }
+}
+
+/* One end of a flow ("s" or "f", ph), at t on its lane. */
+static void read_flow_end(const cJSON *e, char ph, long long t, size_t order)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+    flow *f = cJSON_IsNumber(id) ? flow_get((long long)id->valuedouble) : NULL;
+    if (!f) {
+        problem("flow event #%lld has no usable id", (long long)order);
+        return;
+    }
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+    const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+    if (ph == 's') {
+        f->starts++;
+        f->s_ts = t, f->s_pid = pid->valueint, f->s_tid = tid->valueint;
+        return;
+    }
+    const cJSON *bp = cJSON_GetObjectItemCaseSensitive(e, "bp");
+    if (!cJSON_IsString(bp) || strcmp(bp->valuestring, "e") != 0)
+        problem("flow end #%lld is not bound to its enclosing slice (bp \"e\")", (long long)f->id);
+    f->ends++;
+    f->f_ts = t, f->f_pid = pid->valueint, f->f_tid = tid->valueint;
+}
+
+/* An event on a core's lane: a slice, an instant or a flow end. */
+static void read_lane_event(const cJSON *e, char p, long long t, size_t order, totals *n)
+{
+    bool ok;
+    lane *l = lane_of(e, &ok);
+    if (!ok) {
+        problem("event #%lld has no pid/tid of a core lane", (long long)order);
+        return;
+    }
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+    if (!l->named || !proc_named[pid->valueint - 1])
+        problem("event #%lld is on a lane or process without a name", (long long)order);
+    if (p == 'X') {
+        const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        if (!cJSON_IsNumber(dur) || dur->valuedouble < 0 || !cJSON_IsString(name))
+            problem("slice #%lld has no duration or name", (long long)order);
+        else
+            push_slice(l, t, t + ns_of(dur->valuedouble), order);
+        n->slices++;
+    } else if (p == 'i') {
+        push_instant(l, t);
+        n->instants++;
+    } else if (p == 's' || p == 'f') {
+        read_flow_end(e, p, t, order);
+    } else {
+        problem("unexpected phase %c (event #%lld)", p, (long long)order);
+    }
+}
+
+static void read_events(const cJSON *events, totals *n)
+{
+    const cJSON *e;
+    size_t order = 0;
     cJSON_ArrayForEach(e, events)
     {
-        nevents++;
+        n->events++;
         order++;
         const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
         if (!cJSON_IsString(ph) || !ph->valuestring[0] || ph->valuestring[1]) {
@@ -341,74 +381,24 @@ int main(int argc, char **argv)
             problem("event #%lld has no timestamp", (long long)order);
             continue;
         }
-        long long t = ns_of(ts->valuedouble);
         if (p == 'C') {
-            const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
-            const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args"), *a;
-            if (!cJSON_IsNumber(pid) || pid->valueint < 1 || pid->valueint > MAX_CORES ||
-                !proc_named[pid->valueint - 1])
-                problem("counter #%lld is not in a named process", (long long)order);
-            if (!cJSON_IsObject(args) || !args->child)
-                problem("counter #%lld has no values", (long long)order);
-            cJSON_ArrayForEach(a, args)
-            {
-                if (!cJSON_IsNumber(a))
-                    problem("counter #%lld has a value that is not a number", (long long)order);
-            }
-            ncounters++;
-            continue;
-        }
-        bool ok;
-        lane *l = lane_of(e, &ok);
-        if (!ok) {
-            problem("event #%lld has no pid/tid of a core lane", (long long)order);
-            continue;
-        }
-        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
-        if (!l->named || !proc_named[pid->valueint - 1])
-            problem("event #%lld is on a lane or process without a name", (long long)order);
-        if (p == 'X') {
-            const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-            if (!cJSON_IsNumber(dur) || dur->valuedouble < 0 || !cJSON_IsString(name))
-                problem("slice #%lld has no duration or name", (long long)order);
-            else
-                push_slice(l, t, t + ns_of(dur->valuedouble), order);
-            nslices++;
-        } else if (p == 'i') {
-            push_instant(l, t);
-            ninstants++;
-        } else if (p == 's' || p == 'f') {
-            const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
-            flow *f = cJSON_IsNumber(id) ? flow_get((long long)id->valuedouble) : NULL;
-            if (!f) {
-                problem("flow event #%lld has no usable id", (long long)order);
-                continue;
-            }
-            const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
-            if (p == 's') {
-                f->starts++;
-                f->s_ts = t, f->s_pid = pid->valueint, f->s_tid = tid->valueint;
-            } else {
-                const cJSON *bp = cJSON_GetObjectItemCaseSensitive(e, "bp");
-                if (!cJSON_IsString(bp) || strcmp(bp->valuestring, "e") != 0)
-                    problem("flow end #%lld is not bound to its enclosing slice (bp \"e\")",
-                            (long long)f->id);
-                f->ends++;
-                f->f_ts = t, f->f_pid = pid->valueint, f->f_tid = tid->valueint;
-            }
+            read_counter(e, order);
+            n->counters++;
         } else {
-            problem("unexpected phase %s (event #%lld)", ph->valuestring, (long long)order);
+            read_lane_event(e, p, ns_of(ts->valuedouble), order, n);
         }
     }
-    /* no overlaps on a lane */
-    size_t nlanes = 0;
+}
+
+/* No two slices of a lane overlap. */
+static void check_lanes(totals *n)
+{
     for (int c = 0; c < MAX_CORES; c++) {
         for (int k = 0; k < LANES; k++) {
             lane *l = &lanes[c][k];
             if (!l->n)
                 continue;
-            nlanes++;
+            n->lanes++;
             qsort(l->s, l->n, sizeof *l->s, cmp_slice);
             for (size_t i = 1; i < l->n; i++)
                 if (l->s[i].ts < l->s[i - 1].end) {
@@ -417,8 +407,11 @@ int main(int argc, char **argv)
                 }
         }
     }
-    /* flows: both ends, in order, bound */
-    size_t nflow_pairs = 0;
+}
+
+/* Flows: both ends, in order, each inside a slice of its lane. */
+static void check_flows(totals *n)
+{
     for (size_t i = 0; i < nflows; i++) {
         flow *f = &flows[i];
         if (!f->starts && !f->ends)
@@ -427,7 +420,7 @@ int main(int argc, char **argv)
             problem("flow #%lld does not have exactly one start and one end", f->id);
             continue;
         }
-        nflow_pairs++;
+        n->flow_pairs++;
         if (f->s_ts > f->f_ts)
             problem("flow #%lld ends before it starts", f->id);
         if (!inside(&lanes[f->s_pid - 1][f->s_tid % 100], f->s_ts))
@@ -435,49 +428,112 @@ int main(int argc, char **argv)
         if (!inside(&lanes[f->f_pid - 1][f->f_tid % 100], f->f_ts))
             problem("flow #%lld ends outside any slice of its lane", f->id);
     }
-    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(other, "stop");
-    if (want_stop && (!cJSON_IsString(stop) || strcmp(stop->valuestring, want_stop) != 0))
-        problem("the run's stop is '%s', not '%s'", cJSON_IsString(stop) ? stop->valuestring : "?",
-                want_stop);
-    /* slices per lane against the run's statistics */
-    size_t matched = 0;
-    if (stats_path) {
-        cJSON *st = load_json(stats_path);
-        if (!st) {
-            fprintf(stderr, "trace_check: cannot read %s\n", stats_path);
-            return 1;
-        }
-        for (int c = 0; c < MAX_CORES; c++) {
-            for (int k = 0; k < 7; k++) {
-                char key[64];
-                snprintf(key, sizeof key, "core%d.%s.instructions", c, pipe_keys[k]);
-                const cJSON *item = cJSON_GetObjectItemCaseSensitive(st, key);
-                const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "value");
-                long long want = cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-                if (!item && lanes[c][k].n)
-                    problem("%zu slices of a lane without %s in the statistics", lanes[c][k].n, key);
-                else if (item && (long long)lanes[c][k].n != want)
-                    problem("%s = %lld but the trace has %zu slices", key, want, lanes[c][k].n);
-                else if (item)
-                    matched++;
-            }
-        }
-        cJSON_Delete(st);
+}
+
+/* Slices per lane against the run's statistics; false if unreadable. */
+static bool check_stats(const char *stats_path, totals *n)
+{
+    cJSON *st = load_json(stats_path);
+    if (!st) {
+        fprintf(stderr, "trace_check: cannot read %s\n", stats_path);
+        return false;
     }
-    printf("%s: %s: %zu events, %zu slices on %zu lanes, %zu flows, %zu counter samples, %zu instants",
-           problems ? "trace_check FAILED" : "trace ok", path, nevents, nslices, nlanes, nflow_pairs,
-           ncounters, ninstants);
-    if (stats_path)
-        printf("; %zu lanes match %s", matched, stats_path);
-    if (cJSON_IsString(stop))
-        printf("; stop: %s", stop->valuestring);
-    printf("\n");
-    cJSON_Delete(root);
+    for (int c = 0; c < MAX_CORES; c++) {
+        for (int k = 0; k < 7; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "core%d.%s.instructions", c, pipe_keys[k]);
+            const cJSON *item = cJSON_GetObjectItemCaseSensitive(st, key);
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "value");
+            long long want = cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+            if (!item && lanes[c][k].n)
+                problem("%zu slices of a lane without %s in the statistics", lanes[c][k].n, key);
+            else if (item && (long long)lanes[c][k].n != want)
+                problem("%s = %lld but the trace has %zu slices", key, want, lanes[c][k].n);
+            else if (item)
+                n->matched++;
+        }
+    }
+    cJSON_Delete(st);
+    return true;
+}
+
+/* The trace as one JSON document with its three top-level members, or NULL. */
+static cJSON *load_trace(const char *path)
+{
+    size_t len;
+    char *text = gunzip_one_member(path, &len);
+    if (!text)
+        return NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+    if (!root) {
+        size_t at = end ? (size_t)(end - text) : 0;
+        fprintf(stderr, "trace_check: %s: not one JSON document (error near byte %zu of %zu)\n", path, at, len);
+        free(text);
+        return NULL;
+    }
+    free(text);
+    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "traceEvents")) ||
+        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "otherData")) ||
+        !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "displayTimeUnit"))) {
+        fprintf(stderr, "trace_check: %s: traceEvents, displayTimeUnit or otherData missing\n", path);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+static void free_lanes(void)
+{
     for (int c = 0; c < MAX_CORES; c++)
         for (int k = 0; k < LANES; k++) {
             free(lanes[c][k].s);
             free(lanes[c][k].inst);
         }
     free(flows);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *stats_path = NULL, *want_stop = NULL;
+    bool usage = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--stats") == 0 && i + 1 < argc)
+            stats_path = argv[++i];
+        else if (strcmp(argv[i], "--stop") == 0 && i + 1 < argc)
+            want_stop = argv[++i];
+        else if (!path)
+            path = argv[i];
+        else
+            usage = true;
+    }
+    if (!path || usage) {
+        fprintf(stderr, "usage: trace_check TRACE.json.gz [--stats stats.json] [--stop NAME]\n");
+        return 2;
+    }
+    cJSON *root = load_trace(path);
+    if (!root)
+        return 1;
+    totals n = {0};
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    read_names(events);
+    read_events(events, &n);
+    check_lanes(&n);
+    check_flows(&n);
+    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "otherData"), "stop");
+    if (want_stop && (!cJSON_IsString(stop) || strcmp(stop->valuestring, want_stop) != 0))
+        problem("the run's stop is '%s', not '%s'", cJSON_IsString(stop) ? stop->valuestring : "?", want_stop);
+    if (stats_path && !check_stats(stats_path, &n))
+        return 1;
+    printf("%s: %s: %zu events, %zu slices on %zu lanes, %zu flows, %zu counter samples, %zu instants",
+           problems ? "trace_check FAILED" : "trace ok", path, n.events, n.slices, n.lanes, n.flow_pairs, n.counters,
+           n.instants);
+    if (stats_path)
+        printf("; %zu lanes match %s", n.matched, stats_path);
+    if (cJSON_IsString(stop))
+        printf("; stop: %s", stop->valuestring);
+    printf("\n");
+    cJSON_Delete(root);
+    free_lanes();
     return problems ? 1 : 0;
 }
