@@ -1,13 +1,11 @@
 /* cmd_asm.c - dvsim asm: .dvs -> ELF kernel object. */
 #include "cli.h"
-#include "dv_asm.h"
-#include "dv_events.h"
+#include "cli_asm.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_INCLUDES = 64 };
 
 void cmd_asm_help(FILE *out)
 {
@@ -15,7 +13,7 @@ void cmd_asm_help(FILE *out)
                  "Assembles a kernel source into an ELF kernel object (default output: SOURCE with .elf).\n"
                  "Every error is reported as file:line:col: message; exit code 65 if there are any.\n\n"
                  "  -o FILE   output file ('-' for standard output)\n"
-                 "  -I DIR    also search DIR for .include files\n");
+                 "  -I DIR    also search DIR for .include files (before the kernel library, kernels/lib)\n");
 }
 
 static char *default_output(const char *src)
@@ -37,8 +35,7 @@ int cmd_asm(int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *src = NULL, *outpath = NULL;
-    const char *incs[MAX_INCLUDES];
-    size_t ninc = 0;
+    cli_asm_path incs = {{0}, 0};
     cli_getopt g;
     cli_getopt_init(&g, "asm", argc, argv, "ho:I:", longopts, false);
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
@@ -46,9 +43,8 @@ int cmd_asm(int argc, char **argv)
         case 'h': cmd_asm_help(stdout); return 0;
         case 'o': outpath = g.arg; break;
         case 'I':
-            if (ninc == MAX_INCLUDES)
-                return cli_usage_error("asm", "more than %d -I options", MAX_INCLUDES);
-            incs[ninc++] = g.arg;
+            if (cli_asm_path_add(&incs, "asm", g.arg) != 0)
+                return EXIT_USAGE;
             break;
         case CLI_ARG:
             if (src)
@@ -60,8 +56,7 @@ int cmd_asm(int argc, char **argv)
     }
     if (!src)
         return cli_usage_error("asm", "no source file given");
-    dv_asm_options opt = {incs, ninc, 0};
-    opt.symbols = dv_event_asm_symbols(&opt.nsymbols); /* ev.NAME: the event catalogue */
+    dv_asm_options opt = cli_asm_options(&incs);
     dv_obj *obj = NULL;
     dv_diags diags = {NULL, 0};
     dv_error err = {DV_OK, ""};

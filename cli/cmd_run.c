@@ -123,14 +123,13 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
     return 0;
 }
 
-static int load_object(const char *path, dv_obj **obj)
+static int load_object(const char *path, cli_asm_path *incs, dv_obj **obj)
 {
     dv_error err = {DV_OK, ""};
     size_t n = strlen(path);
     if (n > 4 && strcmp(path + n - 4, ".dvs") == 0) {
         dv_diags diags = {NULL, 0};
-        dv_asm_options opt = {0};
-        opt.symbols = dv_event_asm_symbols(&opt.nsymbols); /* ev.NAME: the event catalogue */
+        dv_asm_options opt = cli_asm_options(incs);
         dv_status st = dv_asm_file(path, &opt, obj, &diags, &err);
         if (st != DV_OK) {
             for (size_t i = 0; i < diags.count; i++)
@@ -152,7 +151,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
     if (o->variant || o->dtype || o->shape || o->ninputs)
         return cli_usage_error("run", "--variant, --dtype, --shape and --input are for operators, not %s",
                                o->path);
-    int rc = load_object(o->path, obj);
+    int rc = load_object(o->path, &o->incs, obj);
     if (rc)
         return rc;
     if (dv_sim_load(sim, *obj, o->kernel, &err) != DV_OK ||

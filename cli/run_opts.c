@@ -43,6 +43,7 @@ void cmd_run_help(FILE *out)
           "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
           "s32)\n"
           "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
+          "  -I, --include DIR      search DIR for a .dvs kernel's .include files (then kernels/lib)\n"
           "\n"
           "options:\n"
           "  --chip NAME            ascend910 (default), ascend910b, ascend310\n"
@@ -117,6 +118,7 @@ static const struct option run_options[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"trace-out", no_argument, NULL, OPT_TRACE_OUT},
     RUN_TRACE_OPTIONS,
+    {"include", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
 };
 enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0], MAX_OPTIONS = 64 };
@@ -257,6 +259,7 @@ static int run_option(const char *cmd, run_opts *o, int code, char *v)
     case OPT_DUMP: return add_binding(cmd, "--dump", v, o->dumps, &o->ndumps);
     case OPT_ARG: return add_binding(cmd, "--arg", v, o->args, &o->nargs);
     case OPT_GM: return add_binding(cmd, "--gm", v, o->gms, &o->ngms);
+    case 'I': return cli_asm_path_add(&o->incs, cmd, v);
     case OPT_SET:
         if (o->nsets == RUN_MAX_BINDINGS)
             return cli_usage_error(cmd, "too many --set options");
@@ -313,7 +316,7 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
     struct option all[MAX_OPTIONS];
     option_table(hooks, all);
     cli_getopt g;
-    cli_getopt_init(&g, cmd, argc, argv, "h", all, false);
+    cli_getopt_init(&g, cmd, argc, argv, "hI:", all, false);
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
         int rc;
         if (c == 'h') {

@@ -4,6 +4,7 @@
 #ifndef DV_RUN_OPTS_H
 #define DV_RUN_OPTS_H
 
+#include "cli_asm.h"
 #include "dv_log.h"
 #include "run_trace.h"
 
@@ -28,6 +29,7 @@ typedef struct run_opts {
     int nargs, ngms, ndumps, ninputs;
     uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
     const char *variant, *dtype, *shape;
+    cli_asm_path incs; /* -I: .include folders of a .dvs kernel */
     bool json, data;
     bool trace_out; /* --trace-out: the trace goes to DIR/trace.json.gz of --out DIR */
     char trace_path[4096];
