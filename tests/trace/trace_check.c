@@ -24,7 +24,14 @@
 
 enum { MAX_CORES = 256, LANES = 8, MAX_PROBLEMS = 10 };
 
-static const char *const pipe_keys[7] = {"scalar", "vector", "cube", "mte1", "mte2", "mte3", "fixp"};
+/* The statistics keys of the pipes, lane k = pipe k (isa/pipes.def, read
+ * directly: the checker links no dvsim library). */
+static const char *const pipe_keys[] = {
+#define DV_PIPE_ROW(id, ev, asm_name, lane, key, busy) key,
+#include "pipes.def"
+#undef DV_PIPE_ROW
+};
+enum { NPIPES = sizeof pipe_keys / sizeof pipe_keys[0] };
 static int problems;
 
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -439,7 +446,7 @@ static bool check_stats(const char *stats_path, totals *n)
         return false;
     }
     for (int c = 0; c < MAX_CORES; c++) {
-        for (int k = 0; k < 7; k++) {
+        for (int k = 0; k < NPIPES; k++) {
             char key[64];
             snprintf(key, sizeof key, "core%d.%s.instructions", c, pipe_keys[k]);
             const cJSON *item = cJSON_GetObjectItemCaseSensitive(st, key);
