@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="meson ninja-build gcc pkg-config libelf-dev zlib1g-dev check libsdl2-dev libpng-dev libinih-dev libcjson-dev clang libfuzzer-14-dev"
+packages=$(sed -e 's/#.*//' scripts/packages.txt)  # the one list of what the build and tests need
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
