@@ -28,6 +28,13 @@ bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t st
     return true;
 }
 
+/* v little-endian at out. */
+static void put_u64(uint8_t *out, uint64_t v)
+{
+    for (unsigned b = 0; b < 8; b++)
+        out[b] = (uint8_t)(v >> (8 * b));
+}
+
 /* Input rows of the strip of position tile mi (as conv2d.dvs's cv_geom). */
 static uint64_t strip_rows(const cv_tiling *t, uint64_t mi)
 {
@@ -219,13 +226,7 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
 
 void cv_record(const cv_tiling *t, uint8_t *out)
 {
-    const uint64_t f[CV_RECORD_FIELDS] = {
-        t->n,       t->c1,   t->h,   t->w,     t->co,     t->co1,    t->oh,   t->ow,   t->ohw,
-        t->kh,      t->kw,   t->sh,  t->sw,    t->ph,     t->pw,     t->dh,   t->dw,   t->mt,
-        t->nt,      t->nm,   t->nn,  t->tiles, t->tpb,    t->order,  t->cc,   t->nch,  t->kstep,
-        t->s0,      t->s1,   t->w0,  t->w1,    t->biasl1, t->onesl1, t->l0ah, t->l0bh, t->onesoff,
-        t->biasoff, t->l0ch, t->ubh, t->bias,  t->relu,   t->kk,     t->img,  t->spanh};
-    for (unsigned i = 0; i < CV_RECORD_FIELDS; i++)
-        for (unsigned b = 0; b < 8; b++)
-            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
+#define TILING_FIELD(member, sym, doc) put_u64(out + 8 * CV_FIELD_##member, t->member);
+#include "tiling.def"
+#undef TILING_FIELD
 }

@@ -1,7 +1,7 @@
 /* conv2d_tiling.h - the conv2d tiling function: how a chip's buffers cut
  * the output of a convolution into tiles of positions x channels, the
  * input channels into L1 chunks and K into L0 steps, and the record the
- * kernel reads (the R_* offsets of conv2d.dvs, in this order). */
+ * kernel reads (its fields are the rows of tiling.def). */
 #ifndef DV_CONV2D_TILING_H
 #define DV_CONV2D_TILING_H
 
@@ -17,20 +17,27 @@ typedef struct cv_problem {
     uint64_t blocks; /* 0: the tiling chooses */
 } cv_problem;
 
-/* The record, u64 fields in conv2d.dvs's R_* order. */
+/* The tiling: first the record's fields, one u64 per row of tiling.def
+ * (the kernel reads the same rows as byte offsets), then what the host
+ * keeps for itself. */
 typedef struct cv_tiling {
-    uint64_t n, c1, h, w, co, co1, oh, ow, ohw, kh, kw, sh, sw, ph, pw, dh, dw;
-    uint64_t mt, nt, nm, nn, tiles, tpb, order, cc, nch, kstep;
-    uint64_t s0, s1, w0, w1, biasl1, onesl1;
-    uint64_t l0ah, l0bh, onesoff, biasoff, l0ch, ubh;
-    uint64_t bias, relu, kk, img, spanh;
+#define TILING_FIELD(member, sym, doc) uint64_t member;
+#include "tiling.def"
+#undef TILING_FIELD
     uint64_t blocks;             /* block_dim (not in the record) */
     uint64_t rows;               /* largest strip, input rows (not in the record) */
     double est_cycles;           /* the model's estimate of the busiest core */
     double strip_loads, w_loads; /* per block, for the description */
 } cv_tiling;
 
-enum { CV_RECORD_FIELDS = 44 };
+/* CV_FIELD_<member>: the index of a field in the record; CV_RECORD_FIELDS
+ * of them. */
+enum {
+#define TILING_FIELD(member, sym, doc) CV_FIELD_##member,
+#include "tiling.def"
+#undef TILING_FIELD
+    CV_RECORD_FIELDS
+};
 
 /* Output size of one axis; false if the dilated kernel is wider than the
  * padded input. */
