@@ -84,7 +84,7 @@ static uint64_t ub_layout(at_tiling *t, bool split)
     PLACE(mnew, 512);
     PLACE(lsum, AT_RING * 512);
     PLACE(t32, 512);
-    PLACE(alpha, 4 * 512);
+    PLACE(alpha, AT_RING * 512);
     PLACE(rb16, r * 32);
     PLACE(rbl, r * 32);
     PLACE(tr, r * 32);
