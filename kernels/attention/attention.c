@@ -32,17 +32,15 @@ static const dv_operator_param params[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-enum { AT_RECORD_FIELDS = 65, AT_LOOKAHEAD = 2, AT_RING = 4 };
+enum { AT_LOOKAHEAD = 2, AT_RING = 4 };
 _Static_assert(AT_LOOKAHEAD < AT_RING, "the statistics ring holds the items between the SM and GU streams");
 
-/* The record, in at_common.inc's A_* / U_* order. */
+/* The record (TilingData): the rows of tiling.def, which the kernels read
+ * too (at_common.inc), so the order is the one list of the fields. */
 typedef struct at_tiling {
-    uint64_t b, h, sq, sk, d, causal, s0, s1, r, nqb, ntk, items, blocks, l, ns, sc16, sc32, serial;
-    uint64_t q0, q1, k0, k1, v0, v1, p0, p1;
-    uint64_t l0ah, l0bh, l0cs, nsl;
-    uint64_t sb0, sb1, ot0, ot1, ot32, oacc, pm, pm32, ps, ps32, mold, mnew, lsum, t32, alpha, rb16, rbl, tr,
-        h16, l16, ab32, abl, one, ond;
-    uint64_t wsblk, wss, wsp, wso, sslot, oslot, nb, m1, db, otcb, nsb;
+#define TILING_FIELD(member, sym, doc) uint64_t member;
+#include "tiling.def"
+#undef TILING_FIELD
 } at_tiling;
 
 typedef struct at_state {
@@ -86,7 +84,7 @@ static uint64_t ub_layout(at_tiling *t, bool split)
     PLACE(mnew, 512);
     PLACE(lsum, AT_RING * 512);
     PLACE(t32, 512);
-    PLACE(alpha, 4 * 512);
+    PLACE(alpha, AT_RING * 512);
     PLACE(rb16, r * 32);
     PLACE(rbl, r * 32);
     PLACE(tr, r * 32);
@@ -167,19 +165,16 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
                         (unsigned long long)t->d, cfg->name);
 }
 
+/* The record as the kernels read it: each field little-endian, 8 bytes, in
+ * the rows' order. */
 static void at_record(const at_tiling *t, uint8_t *out)
 {
-    const uint64_t f[AT_RECORD_FIELDS] = {
-        t->b,    t->h,     t->sq,     t->sk,   t->d,     t->causal, t->s0,   t->s1,     t->r,     t->nqb,
-        t->ntk,  t->items, t->blocks, t->l,    t->ns,    t->sc16,   t->sc32, t->serial, t->q0,    t->q1,
-        t->k0,   t->k1,    t->v0,     t->v1,   t->p0,    t->p1,     t->l0ah, t->l0bh,   t->l0cs,  t->nsl,
-        t->sb0,  t->sb1,   t->ot0,    t->ot1,  t->ot32,  t->oacc,   t->pm,   t->pm32,   t->ps,    t->ps32,
-        t->mold, t->mnew,  t->lsum,   t->t32,  t->alpha, t->rb16,   t->rbl,  t->tr,     t->h16,   t->l16,
-        t->ab32, t->abl,   t->one,    t->ond,  t->wsblk, t->wss,    t->wsp,  t->wso,    t->sslot, t->oslot,
-        t->nb,   t->m1,    t->db,     t->otcb, t->nsb};
-    for (unsigned i = 0; i < AT_RECORD_FIELDS; i++)
-        for (unsigned b = 0; b < 8; b++)
-            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
+    uint8_t *p = out;
+#define TILING_FIELD(member, sym, doc)                                                                       \
+    for (unsigned b = 0; b < 8; b++)                                                                         \
+        *p++ = (uint8_t)(t->member >> (8 * b));
+#include "tiling.def"
+#undef TILING_FIELD
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -218,7 +213,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         (st = dv_opr_tensor_add(r, "k", false, kb + kslack, &s->k, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "v", false, kb + kslack, &s->v, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "o", true, qb, &s->o, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "tiling", false, AT_RECORD_FIELDS * 8, &s->rec, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "tiling", false, sizeof(at_tiling), &s->rec, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "workspace", true, split ? t->blocks * t->wsblk : 32, &s->ws, err)) !=
             DV_OK)
         return st;
