@@ -289,36 +289,43 @@ static char *find_include(asm_state *as, const char *from, const char *name, cha
 
 /* Replaces \NAME by value when the longest identifier after the backslash
  * is one of names[], \@ by counter (when counter is set), and \() by
- * nothing (it ends a name: "\name\()_f16"). */
+ * nothing (it ends a name: "\name\()_f16").  A \NAME that is none of
+ * names[] is kept with the \() after it, for the .irp or .rept inside a
+ * macro body that expands it later ("half\pp\()_\@"). */
 static void substitute(dv_buf *out, const char *text, char *const *names, char *const *values, unsigned n,
                        const unsigned *counter)
 {
+    bool kept_name = false; /* the last thing copied was a \NAME of someone else */
     for (const char *p = text; *p;) {
         if (*p == '\\' && p[1] == '@' && counter) {
             dv_buf_printf(out, "%u", *counter);
             p += 2;
+            kept_name = false;
             continue;
         }
         if (*p == '\\' && p[1] == '(' && p[2] == ')') {
+            if (kept_name)
+                dv_buf_append(out, p, 3);
             p += 3;
+            kept_name = false;
             continue;
         }
         if (*p == '\\') {
             size_t len = ident_len(p + 1);
-            bool done = false;
-            for (unsigned k = 0; len && k < n; k++) {
-                if (strlen(names[k]) == len && memcmp(names[k], p + 1, len) == 0) {
-                    dv_buf_puts(out, values[k] ? values[k] : "");
-                    p += 1 + len;
-                    done = true;
-                    break;
-                }
-            }
-            if (done)
-                continue;
+            unsigned k = 0;
+            while (len && k < n && !(strlen(names[k]) == len && memcmp(names[k], p + 1, len) == 0))
+                k++;
+            if (len && k < n)
+                dv_buf_puts(out, values[k] ? values[k] : "");
+            else
+                dv_buf_append(out, p, 1 + len); /* someone else's \NAME, or a lone backslash */
+            kept_name = len && k == n;
+            p += 1 + len;
+            continue;
         }
         dv_buf_append(out, p, 1);
         p++;
+        kept_name = false;
     }
 }
 

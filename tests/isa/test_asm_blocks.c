@@ -75,6 +75,16 @@ START_TEST(test_defaults_parens_and_names)
     ck_assert_int_eq(insn_at(o, 3).f[DV_F_IMM], 7);
     ck_assert_int_eq(insn_at(o, 4).f[DV_F_IMM], 7); /* an empty argument takes the default */
     dv_obj_destroy(o);
+    /* an .irp inside a macro: the macro keeps the .irp's \pl\() for it, so
+     * each copy has its own label, and the macro's own \name\() still ends
+     * its name */
+    o = ASM_OK(".kernel k\n.macro m name\n.irp pl, 0, 1\nh\\pl\\()_\\@:\n  addi x1, x1, \\pl\n"
+               "  bne x1, x0, h\\pl\\()_\\@\n.endr\n  j \\name\\()_x\n\\name\\()_x:\n.endm\n m lab\n end\n");
+    ck_assert_uint_eq(o->text_size / 8, 6);
+    ck_assert_int_eq(insn_at(o, 1).f[DV_F_TARGET], -8); /* to h0_0 */
+    ck_assert_int_eq(insn_at(o, 3).f[DV_F_TARGET], -8); /* to h1_0, not h0_0 */
+    ck_assert_int_eq(insn_at(o, 4).f[DV_F_TARGET], 8);  /* to lab_x */
+    dv_obj_destroy(o);
 }
 END_TEST
 
