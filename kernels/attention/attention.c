@@ -32,7 +32,12 @@ static const dv_operator_param params[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-enum { AT_LOOKAHEAD = 2, AT_RING = 4 };
+enum {
+    AT_LOOKAHEAD = 2,
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "consts.def"
+#undef KERNEL_CONST
+};
 _Static_assert(AT_LOOKAHEAD < AT_RING, "the statistics ring holds the items between the SM and GU streams");
 
 /* The record (TilingData): the rows of tiling.def, which the kernels read
