@@ -74,9 +74,9 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_opr_fill(r, g, dt, cols, 0.5, 1.5, 1);
     dv_opr_fill(r, b, dt, cols, -0.5, 0.5, 2);
     uint64_t consts = dv_f32_bits((float)(1.0 / (double)cols)) | (uint64_t)dv_f32_bits((float)LN_EPS) << 32;
-    uint64_t args[] = {r->t[x].addr, r->t[y].addr, r->t[g].addr, r->t[b].addr,     rows,   s.per_block,
-                       s.nr,         cols,         s.k,          s.mode,           consts, s.buf0,
-                       s.buf1,       s.work,       s.t,          s.pb | s.rb << 32};
+    uint64_t args[] = {r->t[x].addr, r->t[y].addr, rows,   s.per_block,       s.nr,         cols,
+                       s.k,          s.mode,       s.buf0, s.buf1,            s.work,       s.t,
+                       s.pb | s.rb << 32, r->t[g].addr, r->t[b].addr, consts};
     if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
         (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
         return st;
