@@ -1,7 +1,8 @@
-/* rowtile.h - the tiling shared by the row-wise vector operators (softmax,
- * layernorm): rows split over the vector cores, tiles of rows through two
- * UB buffers, and the schedule (by 64-lane column over a tile's rows, or by
- * row).  Each operator lays out its own UB; this chooses the sizes. */
+/* rowtile.h - the host side of the row-wise vector operators (softmax,
+ * layernorm; their kernels are on kernels/lib/rows.inc): rows split over the
+ * vector cores, tiles of rows through two UB buffers, the schedule (by 64-lane
+ * column over a tile's rows, or by row), the UB layout above the operator's
+ * fixed scratch and the kernel arguments they share. */
 #ifndef DV_ROWTILE_H
 #define DV_ROWTILE_H
 
@@ -10,6 +11,8 @@
 enum {
     ROW_MAX_ROWS = 255, /* a tile's rows are one op's repeats (mode 0) */
     ROW_COL_MAX_K = 31, /* mode 0 strides rows by 8k blocks, at most 255 */
+    ROW_SKEW = 256,     /* between the big buffers (two operands of a repeat in different bank groups) */
+    ROW_NARGS = 12,     /* the arguments of rows.inc's row_args */
 };
 
 /* The tiling: rows per block and tile, schedule and UB offsets (bytes). */
@@ -22,14 +25,25 @@ typedef struct row_tiling {
     uint64_t buf0, buf1, work, t, pb, rb, end;
 } row_tiling;
 
-/* Lays out UB for tiles of nr rows in mode (0 by column, 1 by row); returns
- * the bytes used. */
-typedef uint64_t (*row_layout_fn)(row_tiling *s, uint64_t nr, uint64_t mode, uint64_t es);
+/* The UB offset of buf0 for tiles of nr rows in mode (0 by column, 1 by
+ * row): the operator's fixed scratch (and whatever it keeps per block) lies
+ * below it.  s->k, p32 and pio are set. */
+typedef uint64_t (*row_base_fn)(const row_tiling *s, uint64_t nr, uint64_t mode);
 
 /* Fills s for rows x cols elements of es bytes: about four tiles per block,
- * by column when that gives ops of at least k repeats, else by row.  A row
- * too wide for UB is DV_ERR_INPUT, naming the widest that fits. */
-dv_status row_tile(const dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, row_layout_fn layout,
+ * by column when that gives ops of at least k repeats, else by row; UB from
+ * base() up holds buf0, buf1 (nr rows of pio bytes, ROW_SKEW apart), work
+ * (f16: nr rows of f32), T (mode 0: nr repeats), PB (mode 0: nr blocks) and
+ * RB (nr blocks rounded up to 8).  More than 2^28 elements, or a row too
+ * wide for UB, is DV_ERR_INPUT (naming the widest that fits). */
+dv_status row_tile(const dv_opr_run *r, uint64_t rows, uint64_t cols, uint64_t es, row_base_fn base,
                    row_tiling *s, dv_error *err);
+
+/* args[0 .. ROW_NARGS-1] = x, y, rows, per_block, nr, cols, k, mode, buf0,
+ * buf1, work, t (the operator appends its own). */
+void row_args(const row_tiling *s, uint64_t x, uint64_t y, uint64_t rows, uint64_t cols, uint64_t *args);
+
+/* r->tiling in words. */
+void row_describe(dv_opr_run *r, const row_tiling *s, uint64_t cols, uint64_t es);
 
 #endif

@@ -25,37 +25,23 @@ static const dv_operator_param params[] = {
 #define LN_EPS 1e-5
 
 enum {
-    LN_G = 1152,   /* gamma, beta and U follow the fixed scratch (layernorm.dvs) */
-    LN_SKEW = 256, /* between the big buffers */
+    LN_G = 1152, /* gamma, beta and U follow the fixed scratch (layernorm.dvs) */
 };
 
-typedef row_tiling ln_tiling;
-
-/* Lays out UB for tiles of nr rows in the given mode; returns the bytes used. */
-static uint64_t ln_layout(ln_tiling *s, uint64_t nr, uint64_t mode, uint64_t es)
+/* buf0 follows G, B (a row of f32 each) and U (mode 0: a column of the tile,
+ * mode 1: a row). */
+static uint64_t ln_base(const row_tiling *s, uint64_t nr, uint64_t mode)
 {
-    uint64_t io = nr * s->pio, u = mode == 0 ? nr * 256 : s->p32;
-    s->nr = nr;
-    s->mode = mode;
-    s->buf0 = LN_G + 2 * s->p32 + u + LN_SKEW;
-    s->buf1 = s->buf0 + io + LN_SKEW;
-    s->work = s->buf1 + io + LN_SKEW;
-    s->t = s->work + (es == 2 ? nr * s->p32 : 0);
-    s->pb = s->t + (mode == 0 ? nr * 256 : 0);
-    s->rb = s->pb + (mode == 0 ? nr * 32 : 0);
-    s->end = s->rb + opc_round_up(nr, 8) * 32;
-    return s->end;
+    uint64_t u = mode == 0 ? nr * 256 : s->p32;
+    return LN_G + 2 * s->p32 + u + ROW_SKEW;
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
     dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
     uint64_t es = dv_dtype_size(dt), rows = dv_opr_param(r, "R"), cols = dv_opr_param(r, "C");
-    if (rows * cols > (1ull << 28))
-        return dv_error_set(err, DV_ERR_INPUT, "layernorm: R*C = %llu elements is more than 2^28",
-                            (unsigned long long)(rows * cols));
-    ln_tiling s;
-    dv_status st = row_tile(r, rows, cols, es, ln_layout, &s, err);
+    row_tiling s;
+    dv_status st = row_tile(r, rows, cols, es, ln_base, &s, err);
     if (st != DV_OK)
         return st;
     const char *kernel = r->cfg->split ? (es == 2 ? "layernorm_f16_aiv" : "layernorm_f32_aiv")
@@ -74,9 +60,12 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_opr_fill(r, g, dt, cols, 0.5, 1.5, 1);
     dv_opr_fill(r, b, dt, cols, -0.5, 0.5, 2);
     uint64_t consts = dv_f32_bits((float)(1.0 / (double)cols)) | (uint64_t)dv_f32_bits((float)LN_EPS) << 32;
-    uint64_t args[] = {r->t[x].addr, r->t[y].addr, r->t[g].addr, r->t[b].addr,     rows,   s.per_block,
-                       s.nr,         cols,         s.k,          s.mode,           consts, s.buf0,
-                       s.buf1,       s.work,       s.t,          s.pb | s.rb << 32};
+    uint64_t args[ROW_NARGS + 4];
+    row_args(&s, r->t[x].addr, r->t[y].addr, rows, cols, args);
+    args[ROW_NARGS] = s.pb | s.rb << 32; /* lay */
+    args[ROW_NARGS + 1] = r->t[g].addr;
+    args[ROW_NARGS + 2] = r->t[b].addr;
+    args[ROW_NARGS + 3] = consts;
     if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
         (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
         return st;
@@ -85,12 +74,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
      * x read once, y written once (gamma and beta are C elements). */
     opc_vec_work(r, rows * cols, 4, es == 2 ? 9 : 7, (double)((rows + 2) * cols * es),
                  (double)(rows * cols * es));
-    snprintf(
-        r->tiling, sizeof r->tiling,
-        "%llu blocks of %llu rows, tiles of %llu rows by %s, %llu repeats per row, %s DMA, UB %llu of %llu",
-        (unsigned long long)s.blocks, (unsigned long long)s.per_block, (unsigned long long)s.nr,
-        s.mode ? "row" : "column", (unsigned long long)s.k, cols * es % 32 ? "per-row" : "one",
-        (unsigned long long)s.end, (unsigned long long)r->cfg->ub_bytes);
+    row_describe(r, &s, cols, es);
     return DV_OK;
 }
 

@@ -21,38 +21,21 @@ static const dv_operator_param params[] = {
 };
 
 enum {
-    SM_FIX = 2176,  /* fixed scratch at the bottom of UB (softmax.dvs) */
-    SM_SKEW = 256,  /* between the big buffers */
-    SM_MAX_K = 255, /* a row's repeats are one op's repeats (mode 1) */
+    SM_FIX = 2176, /* the fixed scratch at the bottom of UB (softmax.dvs): buf0 follows */
 };
 
-typedef row_tiling sm_tiling;
-
-/* Lays out UB for tiles of nr rows in the given mode; returns the bytes used. */
-static uint64_t sm_layout(sm_tiling *s, uint64_t nr, uint64_t mode, uint64_t es)
+static uint64_t sm_base(const row_tiling *s, uint64_t nr, uint64_t mode)
 {
-    uint64_t io = nr * s->pio;
-    s->nr = nr;
-    s->mode = mode;
-    s->buf0 = SM_FIX;
-    s->buf1 = s->buf0 + io + SM_SKEW;
-    s->work = s->buf1 + io + SM_SKEW;
-    s->t = s->work + (es == 2 ? nr * s->p32 : 0);
-    s->pb = s->t + (mode == 0 ? nr * 256 : 0);
-    s->rb = s->pb + (mode == 0 ? nr * 32 : 0);
-    s->end = s->rb + opc_round_up(nr, 8) * 32;
-    return s->end;
+    (void)s, (void)nr, (void)mode;
+    return SM_FIX;
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
     dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
     uint64_t es = dv_dtype_size(dt), rows = dv_opr_param(r, "R"), cols = dv_opr_param(r, "C");
-    if (rows * cols > (1ull << 28))
-        return dv_error_set(err, DV_ERR_INPUT, "softmax: R*C = %llu elements is more than 2^28",
-                            (unsigned long long)(rows * cols));
-    sm_tiling s;
-    dv_status st = row_tile(r, rows, cols, es, sm_layout, &s, err);
+    row_tiling s;
+    dv_status st = row_tile(r, rows, cols, es, sm_base, &s, err);
     if (st != DV_OK)
         return st;
     const char *kernel = r->cfg->split ? (es == 2 ? "softmax_f16_aiv" : "softmax_f32_aiv")
@@ -65,20 +48,17 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         (st = dv_opr_tensor_add(r, "y", true, bytes, &y, err)) != DV_OK)
         return st;
     dv_opr_fill(r, x, dt, rows * cols, -4, 4, 0);
-    uint64_t args[] = {r->t[x].addr, r->t[y].addr, rows,   s.per_block, s.nr, cols, s.k,
-                       s.mode,       s.buf0,       s.buf1, s.work,      s.t,  s.pb, s.rb};
+    uint64_t args[ROW_NARGS + 2];
+    row_args(&s, r->t[x].addr, r->t[y].addr, rows, cols, args);
+    args[ROW_NARGS] = s.pb;
+    args[ROW_NARGS + 1] = s.rb;
     if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
         (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
         return st;
     /* Per element at least: max, subtract, exp, sum, scale (f32), plus the
      * two conversions of f16; x read once, y written once. */
     opc_vec_work(r, rows * cols, 4, es == 2 ? 7 : 5, (double)(rows * cols * es), (double)(rows * cols * es));
-    snprintf(
-        r->tiling, sizeof r->tiling,
-        "%llu blocks of %llu rows, tiles of %llu rows by %s, %llu repeats per row, %s DMA, UB %llu of %llu",
-        (unsigned long long)s.blocks, (unsigned long long)s.per_block, (unsigned long long)s.nr,
-        s.mode ? "row" : "column", (unsigned long long)s.k, cols * es % 32 ? "per-row" : "one",
-        (unsigned long long)s.end, (unsigned long long)r->cfg->ub_bytes);
+    row_describe(r, &s, cols, es);
     return DV_OK;
 }
 
