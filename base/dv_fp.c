@@ -1,7 +1,7 @@
-#include <pthread.h>
 #include "dv_fp.h"
 
 #include <math.h>
+#include <pthread.h>
 
 float dv_fp16_to_f32(uint16_t h)
 {

@@ -71,8 +71,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * Values of long-only options start at CLI_OPT_FIRST: dvsim run's at
  * CLI_OPT_RUN, its trace options' at CLI_OPT_TRACE, those a command adds to
  * dvsim run's (dvsim viz, cli_run_hooks) at CLI_OPT_HOOK. */
-enum { CLI_ARG = 1, CLI_BAD = '?', CLI_OPT_FIRST = 0x100, CLI_OPT_RUN = 0x100, CLI_OPT_TRACE = 0x180,
-       CLI_OPT_HOOK = 0x200 };
+enum {
+    CLI_ARG = 1,
+    CLI_BAD = '?',
+    CLI_OPT_FIRST = 0x100,
+    CLI_OPT_RUN = 0x100,
+    CLI_OPT_TRACE = 0x180,
+    CLI_OPT_HOOK = 0x200
+};
 struct option;
 typedef struct cli_getopt {
     const char *cmd; /* for messages; NULL at the top level */
@@ -80,8 +86,8 @@ typedef struct cli_getopt {
     char **argv; /* argv[0] is the command's name */
     const struct option *longopts;
     char optstring[64];
-    bool rest;       /* past "--": only positional arguments are left */
-    char *arg;   /* the option's value, or the positional argument (CLI_ARG); in argv */
+    bool rest; /* past "--": only positional arguments are left */
+    char *arg; /* the option's value, or the positional argument (CLI_ARG); in argv */
 } cli_getopt;
 void cli_getopt_init(cli_getopt *g, const char *cmd, int argc, char **argv, const char *shortopts,
                      const struct option *longopts, bool in_order);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void cmd_asm_help(FILE *out)
 {
     fprintf(out, "usage: dvsim asm SOURCE.dvs [-o OUT.elf] [-I DIR]...\n\n"

@@ -155,7 +155,8 @@ static bool chip_json(cJSON *list, const entry *e)
         return false;
     }
     return cJSON_AddStringToObject(o, "name", c->name) && cJSON_AddStringToObject(o, "source", e->source) &&
-           cJSON_AddBoolToObject(o, "ok", ok) && cJSON_AddStringToObject(o, "problem", ok ? "" : e->problem) &&
+           cJSON_AddBoolToObject(o, "ok", ok) &&
+           cJSON_AddStringToObject(o, "problem", ok ? "" : e->problem) &&
            cli_json_add_u64(o, "cores", c->cores) && cli_json_add_u64(o, "aiv_per_aic", c->aiv_per_aic) &&
            cli_json_add_u64(o, "clock_mhz", c->clock_mhz) &&
            cJSON_AddNumberToObject(o, "peak_fp16_tflops", round(f.f16_tflops * 100) / 100) &&
@@ -175,8 +176,8 @@ static void chip_row(const entry *e)
     }
     figures f;
     figures_of(e, &f);
-    printf("%-14s %-22.22s %5s %6llu %8.1f %9.1f %9.0f %8llu %8llu %7llu %7llu  ok\n", c->name, e->source, f.cores,
-           (unsigned long long)c->clock_mhz, f.f16_tflops, f.i8_tops, f.hbm_gbps,
+    printf("%-14s %-22.22s %5s %6llu %8.1f %9.1f %9.0f %8llu %8llu %7llu %7llu  ok\n", c->name, e->source,
+           f.cores, (unsigned long long)c->clock_mhz, f.f16_tflops, f.i8_tops, f.hbm_gbps,
            (unsigned long long)c->l1_bytes / 1024, (unsigned long long)c->ub_bytes / 1024,
            (unsigned long long)c->l0a_bytes / 1024, (unsigned long long)c->l0c_bytes / 1024);
 }

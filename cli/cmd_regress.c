@@ -215,11 +215,13 @@ typedef struct regress_opts {
 static int parse_opts(int argc, char **argv, regress_opts *o)
 {
     enum { BASELINE = CLI_OPT_FIRST, FILTER, BLESS, JSON, JOBS };
-    static const struct option longopts[] = {
-        {"baseline", required_argument, NULL, BASELINE}, {"filter", required_argument, NULL, FILTER},
-        {"bless", no_argument, NULL, BLESS},             {"json", no_argument, NULL, JSON},
-        {"jobs", required_argument, NULL, JOBS},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"baseline", required_argument, NULL, BASELINE},
+                                             {"filter", required_argument, NULL, FILTER},
+                                             {"bless", no_argument, NULL, BLESS},
+                                             {"json", no_argument, NULL, JSON},
+                                             {"jobs", required_argument, NULL, JOBS},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     *o = (regress_opts){.path = DEFAULT_BASELINE, .jobs = sysconf(_SC_NPROCESSORS_ONLN)};
     cli_getopt g;
     cli_getopt_init(&g, "regress", argc, argv, "h", longopts, false);
@@ -357,12 +359,14 @@ static int report(const regress_opts *o, const entry *e, size_t n, size_t select
     if (!o->json) {
         cJSON_Delete(rows);
         printf("%zu entries in %.1f s on %ld threads: %u drifted%s\n", selected, secs, threads, drifted,
-               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)" : ", nothing moved");
+               drifted ? " (if intended: dvsim regress --bless, and commit the baseline)"
+                       : ", nothing moved");
         return drifted ? 1 : 0;
     }
     cJSON *out = cJSON_CreateObject();
     bool ok = out && cJSON_AddNumberToObject(out, "entries", (double)selected) &&
-              cJSON_AddNumberToObject(out, "drifted", drifted) && cJSON_AddNumberToObject(out, "seconds", secs);
+              cJSON_AddNumberToObject(out, "drifted", drifted) &&
+              cJSON_AddNumberToObject(out, "seconds", secs);
     ok = ok && rows && cJSON_AddItemToObject(out, "moved", rows);
     if (!ok) /* rows is out's only once added */
         cJSON_Delete(rows);

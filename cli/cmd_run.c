@@ -358,7 +358,8 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
     run_title(o, opr, sim, rs->title, sizeof rs->title);
     if (rs->hooks && o->trace.path)
         return cli_usage_error(cmd, "the window replaces the trace: use dvsim run --trace");
-    if (opr && opr->launches > 1 && (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
+    if (opr && opr->launches > 1 &&
+        (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
         return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
                                rs->hooks ? "dvsim viz" : "--trace", opr->op->name, opr->launches,
                                dv_opr_variant(opr));
@@ -381,7 +382,8 @@ static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
 /* After the run: the trace, the window, the report, the files.  stats are
  * the run's statistics (an operator's with its op.* figures). */
 static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_run_result *res,
-                  const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr, const uint64_t *len)
+                  const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr,
+                  const uint64_t *len)
 {
     run_opts *o = rs->o;
     int rc;
@@ -422,7 +424,8 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
             rc = res->stop == DV_STOP_INTERRUPTED ? 130 : 1;
     } else if (opr && opr->check.mismatches) {
         fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
-                opr->op->name, (unsigned long long)opr->check.mismatches, (unsigned long long)opr->check.compared);
+                opr->op->name, (unsigned long long)opr->check.mismatches,
+                (unsigned long long)opr->check.compared);
         if (!rc)
             rc = 1;
     }
@@ -440,8 +443,12 @@ static void detach(run_state *rs, dv_sim *sim)
 /* An operator, through the operator driver (dv_opjob.h). */
 static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_config *cfg)
 {
-    dv_opjob job = {.op = op, .cfg = cfg, .data = rs->o->data, .max_cycles = rs->o->max_cycles,
-                    .before = attach_operator, .user = rs};
+    dv_opjob job = {.op = op,
+                    .cfg = cfg,
+                    .data = rs->o->data,
+                    .max_cycles = rs->o->max_cycles,
+                    .before = attach_operator,
+                    .user = rs};
     int rc = operator_request(rs->o, op, &job.req);
     if (rc)
         return rc;

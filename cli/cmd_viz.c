@@ -129,8 +129,8 @@ static int count_option(viz_run *vr, int code, const char *v)
                        : code == OPT_SPAN             ? "--span"
                                                       : "--period";
     if (!num(v, &n) || (n == 0 && code != OPT_CORE) || n > (1ull << 40))
-        return cli_usage_error("viz", "%s needs a %snumber, not '%s'", name, code == OPT_CORE ? "" : "positive ",
-                               v);
+        return cli_usage_error("viz", "%s needs a %snumber, not '%s'", name,
+                               code == OPT_CORE ? "" : "positive ", v);
     if (code == OPT_FRAMES)
         vr->o.frames = (unsigned)n;
     else if (code == OPT_CYCLES_PER_FRAME)

@@ -5,6 +5,7 @@
  * cblas_sgemm on one thread when the library is installed (dlopen, no
  * build dependency). */
 #include "host_gemm.h"
+
 #include "cli.h"
 
 #include <dlfcn.h>

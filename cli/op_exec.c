@@ -37,12 +37,13 @@ void op_exec(const op_spec *s, op_outcome *o)
         fail(o, dv_status_exit_code(err.status), err.msg);
         return;
     }
-    dv_opjob job = {.op = op,
-                    .req = {.variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks},
-                    .cfg = &cfg,
-                    .data = s->data,
-                    .no_check = s->no_check,
-                    .max_cycles = 2000000000ull};
+    dv_opjob job = {
+        .op = op,
+        .req = {.variant = s->variant, .dtype = s->dtype, .shape = s->shape, .seed = 1, .blocks = s->blocks},
+        .cfg = &cfg,
+        .data = s->data,
+        .no_check = s->no_check,
+        .max_cycles = 2000000000ull};
     dv_opjob_result r;
     if (dv_opjob_run(&job, &r, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);

@@ -13,7 +13,7 @@ typedef struct op_spec {
 } op_spec;
 
 typedef struct op_outcome {
-    int rc;         /* 0, or the exit code of the failure described in msg */
+    int rc; /* 0, or the exit code of the failure described in msg */
     char msg[256];
     uint64_t cycles;
     double cube_pct, vector_pct;        /* means over the cores used */
@@ -30,6 +30,5 @@ void op_exec(const op_spec *s, op_outcome *o);
 
 /* "op/variant/dtype/shape/chip[/bN][/nodata]" */
 void op_spec_name(const op_spec *s, char *buf, size_t size);
-
 
 #endif

@@ -24,7 +24,8 @@ typedef struct pmu_ctx {
     dv_status write_err;
 } pmu_ctx;
 
-int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring, const char *outdir);
+int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
+                  const char *outdir);
 int run_pmu_finish(pmu_ctx *pc, bool json);
 
 #endif

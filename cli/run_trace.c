@@ -64,7 +64,8 @@ int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o
         o->w1 = 0;
         if (!colon || !parse_num(v, (size_t)(colon - v), &o->w0) ||
             (colon[1] && !parse_num(colon + 1, strlen(colon + 1), &o->w1)) || (o->w1 && o->w1 <= o->w0))
-            return cli_usage_error(cmd, "--trace-window needs START:END in cycles with END > START, not '%s'", v);
+            return cli_usage_error(cmd, "--trace-window needs START:END in cycles with END > START, not '%s'",
+                                   v);
         return 0;
     }
     case RUN_TRACE_OPT_PERIOD:

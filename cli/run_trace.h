@@ -26,7 +26,9 @@ enum { RUN_TRACE_OPT = CLI_OPT_TRACE, RUN_TRACE_OPT_WINDOW, RUN_TRACE_OPT_PERIOD
 #define RUN_TRACE_OPTIONS                                                                                    \
     {"trace", required_argument, NULL, RUN_TRACE_OPT},                                                       \
         {"trace-window", required_argument, NULL, RUN_TRACE_OPT_WINDOW},                                     \
-        {"trace-period", required_argument, NULL, RUN_TRACE_OPT_PERIOD}
+    {                                                                                                        \
+        "trace-period", required_argument, NULL, RUN_TRACE_OPT_PERIOD                                        \
+    }
 /* Takes the value of trace option `code` (a RUN_TRACE_OPT*): returns -1 if
  * code is not one, 0 if it was taken, 64 after a usage error (cmd names
  * the command in the message). */
@@ -39,11 +41,11 @@ void run_trace_help(FILE *out);
  * the run (it sets a pacer, dv_sim_set_pacer) and after it (the window stays
  * until closed). */
 typedef struct cli_run_hooks {
-    const char *cmd; /* "viz": for messages */
+    const char *cmd;              /* "viz": for messages */
     const struct option *options; /* its long options ({NULL} ends them), values from CLI_OPT_HOOK */
     int (*option)(void *user, int code, const char *value); /* one of them: 0 or an exit code */
-    int (*parsed)(void *user); /* after the command line: 0 or an exit code */
-    void (*help)(FILE *out);   /* -h, --help */
+    int (*parsed)(void *user);                              /* after the command line: 0 or an exit code */
+    void (*help)(FILE *out);                                /* -h, --help */
     int (*before)(void *user, dv_sim *sim, const char *title);
     int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
     void *user;

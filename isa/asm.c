@@ -511,7 +511,8 @@ static bool operands_complete(assembler *a, const insn_parse *ip, int col)
     }
     for (unsigned k = 0; k < ip->fmt->nops; k++)
         if (ip->fmt->ops[k].required && !ip->given[k]) {
-            err_at(a, col, "%s needs %s= (syntax: %s)", mn, dv_isa_field(ip->fmt->ops[k].field)->key, ip->syntax);
+            err_at(a, col, "%s needs %s= (syntax: %s)", mn, dv_isa_field(ip->fmt->ops[k].field)->key,
+                   ip->syntax);
             return false;
         }
     return true;

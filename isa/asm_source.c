@@ -22,15 +22,16 @@ enum {
     MAX_LINE = 4096,
     MAX_LINES = 250000,
     MAX_EXPANDED_BYTES = 16 << 20, /* 16 MiB of expanded text */
-    MAX_REPT = 65536,               /* .rept count */
-    MAX_BLOCK_DEPTH = 32,           /* .if / .rept / .irp nested in one another */
+    MAX_REPT = 65536,              /* .rept count */
+    MAX_BLOCK_DEPTH = 32,          /* .if / .rept / .irp nested in one another */
 };
 
 typedef struct asm_macro {
     char *name;
     unsigned nparams;
     char *params[MAX_MACRO_ARGS];
-    char *defaults[MAX_MACRO_ARGS]; /* `.macro m a, b=1`: the value of b when a call leaves it out; NULL: required */
+    char *defaults[MAX_MACRO_ARGS]; /* `.macro m a, b=1`: the value of b when a call leaves it out; NULL:
+                                       required */
     src_line *body;
     size_t nbody;
 } asm_macro;
@@ -91,7 +92,8 @@ void asm_diag(asm_state *as, uint32_t file, uint32_t line, int col, const char *
     va_end(ap);
 }
 
-void asm_diag_in(asm_state *as, const src_call *call, uint32_t file, uint32_t line, int col, const char *fmt, ...)
+void asm_diag_in(asm_state *as, const src_call *call, uint32_t file, uint32_t line, int col, const char *fmt,
+                 ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -466,7 +468,8 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
 }
 
 /* One logical line: a macro call is expanded, anything else is kept. */
-static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line, const src_ctx *ctx)
+static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line,
+                             const src_ctx *ctx)
 {
     if (!budget(as, file, line))
         return DV_OK; /* dropped; the budget error fails the assembly */
@@ -545,8 +548,8 @@ static dv_status add_macro(asm_state *as, const char *header, uint32_t file, uin
                 return DV_ERR_NOMEM;
             defaulted = true;
         } else if (defaulted) {
-            asm_diag(as, file, line, col, "macro parameter '%s' comes after one with a default, so it needs one",
-                     m->params[k]);
+            asm_diag(as, file, line, col,
+                     "macro parameter '%s' comes after one with a default, so it needs one", m->params[k]);
         }
         if (ident_len(m->params[k]) != strlen(m->params[k]) || !m->params[k][0])
             asm_diag(as, file, line, col, "macro parameter '%s' is not a name", m->params[k]);
@@ -651,11 +654,12 @@ static dv_status do_include(asm_state *as, const src_line *ln, const char *rest,
     if (!incname)
         st = DV_ERR_NOMEM;
     else if (cycle)
-        asm_diag(as, ln->file, ln->line, col, "include cycle: \"%s\" is already being read (from %s)", incname,
-                 cycle);
+        asm_diag(as, ln->file, ln->line, col, "include cycle: \"%s\" is already being read (from %s)",
+                 incname, cycle);
     else if (!path)
-        asm_diag(as, ln->file, ln->line, qcol, "cannot find or read include file \"%s\" (or it is larger than %d MiB)",
-                 incname, DV_ASM_MAX_SOURCE >> 20);
+        asm_diag(as, ln->file, ln->line, qcol,
+                 "cannot find or read include file \"%s\" (or it is larger than %d MiB)", incname,
+                 DV_ASM_MAX_SOURCE >> 20);
     else
         st = asm_load_source(as, path, inctext, inclen, ctx->inc_depth + 1);
     free(incname);
@@ -751,7 +755,8 @@ static bool condition(asm_state *as, const src_line *ln, const char *p, const sr
     return v != 0;
 }
 
-static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx, size_t *next)
+static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx,
+                       size_t *next)
 {
     const char *p = skip_ws(lines[i].text);
     size_t else_at, end = block_end(lines, i, n, true, &else_at);
@@ -811,14 +816,16 @@ static dv_status rep_copy(asm_state *as, const src_line *body, size_t nbody, cha
     return st;
 }
 
-static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx, size_t *next)
+static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx,
+                        size_t *next)
 {
     const char *p = skip_ws(lines[i].text), *rest;
     size_t else_at, end = block_end(lines, i, n, false, &else_at);
     int col = (int)(p - lines[i].text) + 1;
     *next = end + 1;
     if (end == n) {
-        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "%.*s without .endr", (int)ident_len(p), p);
+        asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col, "%.*s without .endr", (int)ident_len(p),
+                    p);
         return DV_OK;
     }
     if (ctx->block_depth >= MAX_BLOCK_DEPTH) {
@@ -850,7 +857,8 @@ static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n
     unsigned na = split_args(rest, args, MAX_MACRO_ARGS + 1, &too_many);
     if (na == 0 || ident_len(args[0]) != strlen(args[0]) || too_many) {
         asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col,
-                    too_many ? ".irp takes at most %d values" : ".irp needs a name, then its values (%d at most)",
+                    too_many ? ".irp takes at most %d values"
+                             : ".irp needs a name, then its values (%d at most)",
                     MAX_MACRO_ARGS);
         free_args(args, na);
         return DV_OK;
@@ -885,7 +893,8 @@ static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const
             if (match_word(p, ".endm"))
                 in_macro = false, recording = NULL;
             else if (match_word(p, ".macro"))
-                asm_diag(as, ln->file, ln->line, col, "a .macro cannot be defined inside another (missing .endm?)");
+                asm_diag(as, ln->file, ln->line, col,
+                         "a .macro cannot be defined inside another (missing .endm?)");
             else if (recording)
                 st = macro_body_push(recording, ln->text, ln->file, ln->line);
         } else if ((rest = match_word(p, ".macro")) != NULL) {

@@ -33,8 +33,8 @@ enum {
     LINE_SIZE = 20,                /* pc, file, line, col */
     LINE_SIZE_CALLS = 28,          /* and call file, call line (flag LINES_CALLS) */
     LINES_CALLS = 1,
-    FILE_MIN = 2,                  /* the shortest path: one byte and NUL */
-    SHOW_MAX = 48,                 /* characters of a name quoted in a message */
+    FILE_MIN = 2,  /* the shortest path: one byte and NUL */
+    SHOW_MAX = 48, /* characters of a name quoted in a message */
 };
 
 static uint16_t rd16(const uint8_t *p)
@@ -485,7 +485,8 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         return bad(r->err, ".dv.lines: %u entries need %llu bytes but only %zu are left in the section", nl,
                    (unsigned long long)nl * esize, left(&c));
     if (left(&c) != (size_t)nl * esize)
-        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry", left(&c) - (size_t)nl * esize);
+        return bad(r->err, ".dv.lines: %zu unexpected bytes after the last entry",
+                   left(&c) - (size_t)nl * esize);
     if (nl && !(obj->lines = malloc((size_t)nl * sizeof *obj->lines)))
         return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory for %u line entries", nl);
     for (uint32_t i = 0; i < nl; i++) {

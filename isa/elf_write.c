@@ -24,8 +24,8 @@
 #include <zlib.h>
 
 enum {
-    META_FLAGS = 0, /* reserved, must be zero in version 1 */
-    LINES_CALLS = 1, /* .dv.lines flag: entries carry their macro call site */
+    META_FLAGS = 0,   /* reserved, must be zero in version 1 */
+    LINES_CALLS = 1,  /* .dv.lines flag: entries carry their macro call site */
     MAX_SECTIONS = 8, /* null .text .data .symtab .strtab .dv.meta .dv.lines .shstrtab */
 };
 

@@ -102,7 +102,8 @@ static bool has_field(const dv_insn_info *info, dv_field f)
     return false;
 }
 
-static bool type_in(const dv_insn_info *info, const dv_insn *in, dv_field f, unsigned set, char *why, size_t size)
+static bool type_in(const dv_insn_info *info, const dv_insn *in, dv_field f, unsigned set, char *why,
+                    size_t size)
 {
     if (!set || !has_field(info, f))
         return true;
@@ -244,8 +245,8 @@ dv_status dv_isa_decode(uint64_t word, dv_insn *insn, dv_error *err)
                             (unsigned long long)word, info->mnemonic, (unsigned long long)(word & ~used));
     char why[160];
     if (!dv_isa_types_ok(insn, why, sizeof why)) /* a type its unit does not take */
-        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s: %s", (unsigned long long)word,
-                            info->mnemonic, why);
+        return dv_error_set(err, DV_ERR_INPUT, "illegal instruction 0x%016llx: %s: %s",
+                            (unsigned long long)word, info->mnemonic, why);
     return DV_OK;
 }
 

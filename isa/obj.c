@@ -239,7 +239,11 @@ dv_status dv_obj_add_line_in(dv_obj *obj, uint64_t pc, uint32_t file, uint32_t l
     if (call_line && call_file >= obj->nfiles)
         return dv_error_set(err, DV_ERR_USAGE, "line table: call file index %u out of range (%zu files)",
                             call_file, obj->nfiles);
-    dv_obj_line entry = {.pc = pc, .file = file, .line = line, .col = col, .call_file = call_line ? call_file : 0,
+    dv_obj_line entry = {.pc = pc,
+                         .file = file,
+                         .line = line,
+                         .col = col,
+                         .call_file = call_line ? call_file : 0,
                          .call_line = call_line};
     /* Assemblers emit lines in pc order, so appending is the common case;
      * anything else is inserted in place to keep the table sorted. */

@@ -48,8 +48,8 @@ typedef struct dv_operator_case {
 typedef struct dv_operator {
     const char *name;
     const char *summary;
-    const char *const *variants; /* NULL-terminated; the first is the default */
-    const char *const *dtypes;   /* NULL-terminated; the first is the default */
+    const char *const *variants;     /* NULL-terminated; the first is the default */
+    const char *const *dtypes;       /* NULL-terminated; the first is the default */
     const dv_operator_param *params; /* terminated by a NULL name */
     const char *tensors;             /* "a[M,K] b[K,N] -> c[M,ldc]" for the listing */
     const char *notes;               /* layouts, tolerance: shown by `dvsim ops NAME` */
@@ -140,14 +140,14 @@ struct dv_opr_run {
     uint64_t p[DV_OPR_MAX_PARAMS];
     uint64_t seed;
     uint64_t blocks_request;
-    uint64_t block_dim;         /* set by prepare */
-    char tiling[256];           /* the tiling in words, for the report */
-    dv_obj *obj;                /* the kernel object in use */
+    uint64_t block_dim; /* set by prepare */
+    char tiling[256];   /* the tiling in words, for the report */
+    dv_obj *obj;        /* the kernel object in use */
     unsigned ntensors;
     dv_opr_tensor t[DV_OPR_MAX_TENSORS];
     dv_opr_work work;
     dv_opr_check check;
-    void *state; /* the operator's own */
+    void *state;        /* the operator's own */
     unsigned launches;  /* kernel launches of the run: 1 unless prepare() says more */
     unsigned nlaunched; /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
@@ -169,8 +169,8 @@ int dv_operator_dtype_index(const dv_operator *op, const char *name);
 
 /* Lifecycle (operator.c).  A bad shape, variant, dtype or input file is
  * DV_ERR_INPUT with one line naming it; a missing file DV_ERR_MISSING. */
-dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg, bool data,
-                        dv_opr_run **out, dv_error *err);
+dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                        bool data, dv_opr_run **out, dv_error *err);
 dv_sim *dv_opr_sim(dv_opr_run *r);
 /* Runs every launch of the run in order (one dv_sim_run each, see
  * next_launch), stopping at the first that does not finish; res is the last
@@ -193,7 +193,8 @@ const char *dv_opr_variant(const dv_opr_run *r);
 const char *dv_opr_dtype(const dv_opr_run *r);
 /* Loads the kernel object of an embedded source and selects kernel name. */
 struct dv_kernel_blob;
-dv_status dv_opr_use_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *kernel, dv_error *err);
+dv_status dv_opr_use_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *kernel,
+                            dv_error *err);
 /* Allocates a GM tensor; its bytes start at zero.  Returns its index. */
 dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64_t bytes, unsigned *index,
                             dv_error *err);

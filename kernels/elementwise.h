@@ -14,8 +14,8 @@ typedef struct opc_ew_spec {
     const char *kernel;                /* NAME */
     unsigned ninputs;                  /* 1: x -> y; 2: x, y -> z */
     double (*ref)(const double *in);   /* the exact result of one element */
-    double roundings;  /* tolerance: so many rounding units of the dtype times |ref| (0: exact) */
-    const char *rule;  /* the tolerance in words, for the report */
+    double roundings; /* tolerance: so many rounding units of the dtype times |ref| (0: exact) */
+    const char *rule; /* the tolerance in words, for the report */
 } opc_ew_spec;
 
 dv_status opc_ew_prepare(dv_opr_run *r, dv_error *err);

@@ -34,8 +34,8 @@ static void add_operator_stats(dv_opjob_result *o)
                  "op.gm_read_bytes");
     dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)o->total.gm_write, true,
                  "op.gm_write_bytes");
-    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource", o->roof.bound_cycles,
-                 false, "op.roofline.bound_cycles");
+    dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource",
+                 o->roof.bound_cycles, false, "op.roofline.bound_cycles");
     dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * o->roof.achieved, false,
                  "op.roofline.achieved_pct");
 }

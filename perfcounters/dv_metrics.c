@@ -148,9 +148,12 @@ static const struct {
     const char *name;
     void (*compute)(const ctx *x, const dv_metric_run *run, dv_metric_row *row);
 } groups[] = {
-    {"PipeUtilization", pipe_utilization}, {"ArithmeticUtilization", arithmetic_utilization},
-    {"Memory", memory},                    {"MemoryL0", memory_l0},
-    {"MemoryUB", memory_ub},               {"ResourceConflictRatio", resource_conflict_ratio},
+    {"PipeUtilization", pipe_utilization},
+    {"ArithmeticUtilization", arithmetic_utilization},
+    {"Memory", memory},
+    {"MemoryL0", memory_l0},
+    {"MemoryUB", memory_ub},
+    {"ResourceConflictRatio", resource_conflict_ratio},
     {"L2Cache", l2_cache},
 };
 enum { NGROUPS = sizeof groups / sizeof groups[0] };

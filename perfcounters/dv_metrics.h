@@ -16,10 +16,10 @@ typedef struct dv_metric_row {
 
 /* What the ratios and bandwidths are taken over. */
 typedef struct dv_metric_run {
-    unsigned ncores;          /* cores of the run (the chip row sums them) */
-    uint64_t cycles;          /* the run's cycles */
-    double clock_hz;          /* the chip clock */
-    double peak_macs_fp16;    /* Cube MACs per cycle per core at fp16 */
+    unsigned ncores;       /* cores of the run (the chip row sums them) */
+    uint64_t cycles;       /* the run's cycles */
+    double clock_hz;       /* the chip clock */
+    double peak_macs_fp16; /* Cube MACs per cycle per core at fp16 */
 } dv_metric_run;
 
 /* The group names: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0,

@@ -42,8 +42,8 @@ dv_status dv_perf_read(const dv_perf *p, unsigned core, unsigned i, dv_perf_valu
 /* Samples every `period` cycles (and at the end of the run if it falls on a
  * multiple) into a ring of ring_records per core.  on_sample, if set, runs
  * after each round of samples (to drain the rings). */
-dv_status dv_perf_sample(dv_perf *p, uint64_t period, size_t ring_records, void (*on_sample)(dv_perf *, void *),
-                         void *user, dv_error *err);
+dv_status dv_perf_sample(dv_perf *p, uint64_t period, size_t ring_records,
+                         void (*on_sample)(dv_perf *, void *), void *user, dv_error *err);
 /* The sampling period in cycles (0: not sampling). */
 uint64_t dv_perf_period(const dv_perf *p);
 /* The ring of core c (NULL before the run or if c is not counted). */

@@ -91,8 +91,8 @@ static bool write_counter_csr(dv_pmu *p, unsigned csr, uint64_t v, char *why, si
 {
     if (csr >= DV_CSR_PMEVTYPER0 && csr < DV_CSR_PMEVTYPER0 + DV_PMU_COUNTERS) {
         if (v >= DV_EV_COUNT) {
-            snprintf(why, size, "event %llu does not exist (0..%d, see `dvsim counters`)", (unsigned long long)v,
-                     DV_EV_COUNT - 1);
+            snprintf(why, size, "event %llu does not exist (0..%d, see `dvsim counters`)",
+                     (unsigned long long)v, DV_EV_COUNT - 1);
             return false;
         }
         p->evtype[csr - DV_CSR_PMEVTYPER0] = v;

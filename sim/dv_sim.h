@@ -74,11 +74,11 @@ typedef struct dv_core_stats {
 /* A core of the launch as front ends see it (dv_sim_core_info); valid until
  * the simulation is destroyed, the statistics move while it runs. */
 typedef struct dv_core_info {
-    unsigned index;     /* in the launch */
+    unsigned index; /* in the launch */
     dv_core_kind kind;
-    unsigned group;     /* mix launches: the AIC group; else the core's index */
-    uint64_t sub_idx;   /* an AIV's index in its group */
-    uint64_t sub_dim;   /* AIVs per group (1 elsewhere) */
+    unsigned group;   /* mix launches: the AIC group; else the core's index */
+    uint64_t sub_idx; /* an AIV's index in its group */
+    uint64_t sub_dim; /* AIVs per group (1 elsewhere) */
     uint64_t blocks_run, active_cycles;
     dv_stop stop;
     uint64_t end_cycle; /* when it stopped (valid once stop != NONE) */

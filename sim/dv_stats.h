@@ -27,8 +27,8 @@ typedef struct dv_stat_list {
  * every core that ran blocks. */
 dv_status dv_stats_collect(const dv_sim *sim, const dv_run_result *res, dv_stat_list *out, dv_error *err);
 /* Appends a value (unit and desc must outlive the list: string literals). */
-void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v, bool integer, const char *fmt,
-                  ...) __attribute__((format(printf, 6, 7)));
+void dv_stats_add(dv_stat_list *l, const char *unit, const char *desc, double v, bool integer,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void dv_stats_free(dv_stat_list *l);
 const dv_stat *dv_stats_find(const dv_stat_list *l, const char *name);
 /* Appends the list as one JSON object (written by cJSON, so every name and

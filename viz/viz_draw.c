@@ -33,7 +33,6 @@ enum {
     C_BARRIER = 0xe3b341,
 };
 
-
 static uint32_t class_colour(const viz_slice *s)
 {
     switch (s->kind) {
@@ -337,8 +336,8 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
         if (lane)
             viz_fill(c, l->tl_x, y, l->label_w + l->plot_w, 1, C_GRID);
         bool present = has_lane(dc, lane);
-        viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x, dv_lane_name((unsigned)lane),
-                 present ? C_TEXT : C_GRID);
+        viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x,
+                 dv_lane_name((unsigned)lane), present ? C_TEXT : C_GRID);
         draw_lane(c, l, v, &vc->lanes[lane], lane, t0, v->now);
     }
     draw_open(c, l, v, dc, t0, v->now);
@@ -357,8 +356,8 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
              (unsigned long long)m->period);
     int y = l->tl_y + l->lane_h * DV_LANES + l->lh + 4 * l->k;
     (void)y;
-    viz_text(c, l->tl_x + 4 * l->k, l->tl_y + l->lane_h * DV_LANES + 3 * l->k, l->plot_x - 2 * l->k,
-             "cycles", C_DIM);
+    viz_text(c, l->tl_x + 4 * l->k, l->tl_y + l->lane_h * DV_LANES + 3 * l->k, l->plot_x - 2 * l->k, "cycles",
+             C_DIM);
     viz_text(c, l->tl_x, l->tl_y - l->lh - 3 * l->k, l->plot_x + l->plot_w, cap, C_TEXT);
 }
 
@@ -424,8 +423,8 @@ static void draw_overview(viz_canvas *c, const layout *l, const viz_model *m, co
         if (i == v->core)
             viz_fill(c, x, y, g.col_w, g.row_h, C_SELECT);
         dv_core_info dci;
-    dv_sim_core_info(m->sim, i, &dci);
-    const dv_core_info *dc = &dci;
+        dv_sim_core_info(m->sim, i, &dci);
+        const dv_core_info *dc = &dci;
         char lab[16];
         core_label(dc, i, lab, sizeof lab);
         viz_text(c, x + 2 * l->k, y + (g.row_h - l->lh) / 2 + l->k, x + g.label_w, lab,
@@ -626,7 +625,8 @@ static void draw_source(viz_canvas *c, const layout *l, const viz_model *m, viz_
     }
     if (!s) {
         char none[64];
-        snprintf(none, sizeof none, "%s: idle at cycle %llu", dv_lane_name((unsigned)lane), (unsigned long long)cycle);
+        snprintf(none, sizeof none, "%s: idle at cycle %llu", dv_lane_name((unsigned)lane),
+                 (unsigned long long)cycle);
         viz_text(c, x, y, l->w, none, C_DIM);
         return;
     }
@@ -666,12 +666,18 @@ static void draw_legend(viz_canvas *c, const layout *l)
     const struct {
         const char *name;
         uint32_t colour;
-    } items[] = {{dv_pipe_key(DV_PIPE_S), C_SCALAR}, {"dispatch", C_DISPATCH},
-                 {"transfer", C_DMA},                {dv_pipe_key(DV_PIPE_M), C_CUBE},
-                 {"fixpipe", C_FIX},                 {dv_pipe_key(DV_PIPE_V), C_VEC},
-                 {"vec exp/div", C_VEC_HEAVY}, {"vec reduce/cmp", C_VEC_RED},
-                 {"vec conv", C_VEC_CONV},     {"set_flag", C_SET},
-                 {"wait/blocked", C_WAIT},     {"queue full", C_STALL_FULL},
+    } items[] = {{dv_pipe_key(DV_PIPE_S), C_SCALAR},
+                 {"dispatch", C_DISPATCH},
+                 {"transfer", C_DMA},
+                 {dv_pipe_key(DV_PIPE_M), C_CUBE},
+                 {"fixpipe", C_FIX},
+                 {dv_pipe_key(DV_PIPE_V), C_VEC},
+                 {"vec exp/div", C_VEC_HEAVY},
+                 {"vec reduce/cmp", C_VEC_RED},
+                 {"vec conv", C_VEC_CONV},
+                 {"set_flag", C_SET},
+                 {"wait/blocked", C_WAIT},
+                 {"queue full", C_STALL_FULL},
                  {"barrier", C_STALL_BARRIER}};
     int x = 8 * l->k, y = l->leg_y, sw = l->lh - 2 * l->k;
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {

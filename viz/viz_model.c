@@ -182,7 +182,11 @@ void viz_model_init(viz_model *m, uint64_t period)
 {
     memset(m, 0, sizeof *m);
     m->period = period ? period : 256;
-    m->hooks = (dv_sim_hooks){.user = m, .launch = on_launch, .block = on_block, .insn = on_insn, .flag = on_flag,
+    m->hooks = (dv_sim_hooks){.user = m,
+                              .launch = on_launch,
+                              .block = on_block,
+                              .insn = on_insn,
+                              .flag = on_flag,
                               .stall = on_stall};
 }
 

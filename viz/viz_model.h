@@ -8,10 +8,10 @@
 #ifndef DV_VIZ_MODEL_H
 #define DV_VIZ_MODEL_H
 
+#include "dv_hooks.h"
 #include "dv_lanes.h"
 #include "dv_sim.h"
 #include "dv_tcount.h"
-#include "dv_hooks.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -75,9 +75,9 @@ typedef struct viz_model {
     unsigned ncores;
     viz_core *cores;
     dv_tcount *counters;
-    uint64_t period; /* cycles per counter window */
+    uint64_t period;    /* cycles per counter window */
     dv_sim_hooks hooks; /* the events it gathers */
-    bool failed; /* out of memory at launch */
+    bool failed;        /* out of memory at launch */
 } viz_model;
 
 /* Sets the model up (its hooks go to dv_sim_add_hooks); period: cycles

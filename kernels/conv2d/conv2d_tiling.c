@@ -112,7 +112,8 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
                 first = bytes / (double)dv_path_bw(cfg, DV_PATH_GM_L1) + lat;
             uint64_t steps = opc_ceil_div(ccv * t->kk, t->kstep);
             mte1 += (double)(m1 * ccv * t->kk * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
-                    (double)(ccv * t->kk * n1 * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) + 2 * head * (double)steps;
+                    (double)(ccv * t->kk * n1 * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
+                    2 * head * (double)steps;
             cube += (double)steps * (double)cfg->cube_head_cycles / 2;
             scalar += item_s + step_s * (double)steps;
         }

@@ -94,13 +94,15 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* MTE2: the B chunks, each a DMA with its head and GM latency
      * (dv_xfer_cycles, the model's own cost). */
     double chunks = (double)opc_ceil_div(p->k, t->kl1), steps = (double)opc_ceil_div(p->k, t->kl0);
-    double chunk = (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1), cfg->dma_head_cycles,
-                                          true, cfg->gm_latency, cfg->gm_full_bw_bytes);
+    double chunk =
+        (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1),
+                               cfg->dma_head_cycles, true, cfg->gm_latency, cfg->gm_full_bw_bytes);
     double mte2 = chunks * chunk;
     /* MTE1: bytes plus the start-up of each load2d (one per K fractal of
      * the step for A and for B). */
     double loads = 2 * k / (double)t->k0;
-    double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) + k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
+    double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
+                  k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
                   loads * (double)cfg->dma_head_cycles;
     double outc = cfg->split ? mt * nt * (double)t->oes / (double)dv_path_bw(cfg, DV_PATH_L0C_GM)
                              : opc_max_d(mt * nt * 4 / (double)dv_path_bw(cfg, DV_PATH_L0C_UB),

@@ -52,7 +52,8 @@ uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p)
 {
     switch (p) {
 #define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc)                                \
-    case DV_PATH_##id: return cfg->bw_##id;
+    case DV_PATH_##id:                                                                                       \
+        return cfg->bw_##id;
 #include "paths.def"
 #undef DV_PATH_ROW
     default: return 0;

@@ -36,8 +36,8 @@ typedef struct dv_config_key {
     const char *key; /* "section.name" */
     const char *unit;
     uint64_t min;
-    size_t offset;   /* of the uint64_t member in dv_chip_config */
-    const char *doc; /* meaning and source */
+    size_t offset;                        /* of the uint64_t member in dv_chip_config */
+    const char *doc;                      /* meaning and source */
     uint64_t chip_default[DV_CHIP_COUNT]; /* the built-in chips' values */
 } dv_config_key;
 

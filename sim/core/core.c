@@ -1,11 +1,10 @@
 /* core.c - setting up a core, starting its blocks, and its outcome
  * (deadlock diagnosis, open intervals at a stop, the snapshot). */
-#include "dv_core.h"
-
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_pipes.h"
 #include "core_scalar.h"
+#include "dv_core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

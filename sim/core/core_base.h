@@ -11,7 +11,8 @@ void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio);
 /* Schedules the Scalar unit now unless it is already due, ended or stopped. */
 void core_wake_scalar(dv_core *c);
 /* Stops the core with a guest fault at pc of `pipe` (the first fault wins). */
-void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void core_fault(dv_core *c, dv_pipe pipe, uint64_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* "file.dvs:12" for pc, or "no source line". */
 const char *core_source_of(const dv_core *c, uint64_t pc, char *buf, size_t size);
 

@@ -20,11 +20,13 @@ uint64_t core_event_value(const dv_core *c, dv_event_id e)
     case DV_EV_##ev##_BUSY: return s->pipe[DV_PIPE_##id].busy_cycles;                                        \
     case DV_EV_##ev##_INSTRUCTIONS: return s->pipe[DV_PIPE_##id].insns;                                      \
     case DV_EV_##ev##_WAIT: return s->pipe[DV_PIPE_##id].wait_cycles;                                        \
-    case DV_EV_##ev##_QUEUE_FULL: return s->pipe[DV_PIPE_##id].full_cycles;
+    case DV_EV_##ev##_QUEUE_FULL:                                                                            \
+        return s->pipe[DV_PIPE_##id].full_cycles;
 #include "pipes.def"
 #undef DV_PIPE_ROW
 #define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc)                                \
-    case DV_EV_PATH_##ev: return s->path_bytes[DV_PATH_##id];
+    case DV_EV_PATH_##ev:                                                                                    \
+        return s->path_bytes[DV_PATH_##id];
 #include "paths.def"
 #undef DV_PATH_ROW
     case DV_EV_CUBE_MACS_F16: return s->cube_macs_f16;

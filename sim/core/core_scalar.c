@@ -72,7 +72,8 @@ static void write_rd(dv_core *c, const dv_insn *in, uint64_t r)
 
 /* The arithmetic and logic instructions: *r and *lat, or false if `in` is
  * none of them.  Division by zero and INT64_MIN / -1 give RISC-V's results. */
-static bool alu_op(const dv_chip_config *cfg, const dv_insn *in, const uint64_t *x, uint64_t *r, uint64_t *lat)
+static bool alu_op(const dv_chip_config *cfg, const dv_insn *in, const uint64_t *x, uint64_t *r,
+                   uint64_t *lat)
 {
     uint64_t a = x[in->f[DV_F_R1]], b = x[in->f[DV_F_R2]];
     int64_t imm = in->f[DV_F_IMM];
@@ -81,7 +82,9 @@ static bool alu_op(const dv_chip_config *cfg, const dv_insn *in, const uint64_t 
     case DV_OP_ADD: *r = a + b; break;
     case DV_OP_SUB: *r = a - b; break;
     case DV_OP_MUL: *r = a * b, *lat = cfg->s_mul_cycles; break;
-    case DV_OP_MULH: *r = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64), *lat = cfg->s_mul_cycles; break;
+    case DV_OP_MULH:
+        *r = (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> 64), *lat = cfg->s_mul_cycles;
+        break;
     case DV_OP_DIV:
         *r = b == 0 ? ~0ull : overflow ? a : (uint64_t)((int64_t)a / (int64_t)b), *lat = cfg->s_div_cycles;
         break;

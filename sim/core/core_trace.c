@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc, uint64_t start,
-                     uint64_t end)
+void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc,
+                     uint64_t start, uint64_t end)
 {
     if (!c->hooks->insn)
         return;

@@ -8,8 +8,8 @@
 
 /* An instruction of `lane` over [start, end): the Scalar unit's work, a
  * flag's wait or set. */
-void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc, uint64_t start,
-                     uint64_t end);
+void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc,
+                     uint64_t start, uint64_t end);
 /* A unit instruction issuing for `cycles`: snapshot the buffer counters
  * before core_account (core_trace_buffers), report after it. */
 typedef struct core_buf_snap {

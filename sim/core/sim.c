@@ -1,10 +1,9 @@
 /* sim.c - a launch of a kernel's blocks over the chip's cores, and the
  * observers (dv_hooks.h) that watch it. */
-#include "dv_sim.h"
-#include "dv_sim_perf.h"
-
 #include "core_events.h"
 #include "dv_core.h"
+#include "dv_sim.h"
+#include "dv_sim_perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +46,10 @@ struct dv_sim {
     dv_sim_hooks hooks[DV_SIM_MAX_HOOKS]; /* copies of what was added */
     unsigned nhooks;
     hook_clock clocks[DV_SIM_MAX_HOOKS];
-    dv_sim_hooks fanout;             /* the cores' events to several observers */
-    const dv_sim_hooks *core_hooks;  /* what the cores call: NULL, one observer or fanout */
-    dv_counter_source counters;      /* dv_sim_counters */
-    dv_log log;                      /* dv_sim_set_log; off by default */
+    dv_sim_hooks fanout;            /* the cores' events to several observers */
+    const dv_sim_hooks *core_hooks; /* what the cores call: NULL, one observer or fanout */
+    dv_counter_source counters;     /* dv_sim_counters */
+    dv_log log;                     /* dv_sim_set_log; off by default */
 };
 
 /* ---- the cores' events to several observers ---- */
@@ -103,8 +102,8 @@ static void choose_core_hooks(dv_sim *s)
             n++;
         }
     if (n > 1) {
-        s->fanout = (dv_sim_hooks){.user = s, .block = fan_block, .insn = fan_insn, .flag = fan_flag,
-                                   .stall = fan_stall};
+        s->fanout = (dv_sim_hooks){
+            .user = s, .block = fan_block, .insn = fan_insn, .flag = fan_flag, .stall = fan_stall};
         s->core_hooks = &s->fanout;
     }
 }
@@ -326,8 +325,8 @@ static dv_status start_group(dv_sim *s, unsigned g, uint64_t b, uint64_t cycle, 
         dv_status st = dv_core_start_block(c, b, s->block_dim, s->args, cycle, err);
         if (st != DV_OK)
             return st;
-        DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_DEBUG, "core %u: block %llu starts at cycle %llu", c->net_index,
-               (unsigned long long)b, (unsigned long long)cycle);
+        DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_DEBUG, "core %u: block %llu starts at cycle %llu",
+               c->net_index, (unsigned long long)b, (unsigned long long)cycle);
     }
     return DV_OK;
 }
@@ -435,8 +434,9 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     for (unsigned i = 0; i < s->nhooks; i++)
         if (s->hooks[i].launch)
             s->hooks[i].launch(s->hooks[i].user, s);
-    DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_INFO, "launch: kernel %s (%s) on %s: %llu block%s on %u core%s%s%s",
-           s->kernel->name, dv_core_type_name(s->kernel->core), s->cfg.name, (unsigned long long)s->block_dim,
+    DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_INFO,
+           "launch: kernel %s (%s) on %s: %llu block%s on %u core%s%s%s", s->kernel->name,
+           dv_core_type_name(s->kernel->core), s->cfg.name, (unsigned long long)s->block_dim,
            s->block_dim == 1 ? "" : "s", s->ncores, s->ncores == 1 ? "" : "s",
            s->block_dim > groups ? " (in waves)" : "", s->data ? "" : ", timing only");
     for (unsigned g = 0; g < groups; g++) {

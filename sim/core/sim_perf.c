@@ -2,7 +2,6 @@
  * glue between perfcounters/ and the hook interface (dv_sim_perf.h). */
 #include "dv_sim_perf.h"
 
-
 static void on_launch(void *user, const dv_sim *sim)
 {
     (void)sim;
@@ -48,6 +47,7 @@ void dv_sim_perf_close(dv_sim *s, dv_perf *p)
 void dv_sim_metrics(const dv_sim *s, const dv_run_result *res, unsigned g, unsigned c, dv_metric_row *row)
 {
     const dv_chip_config *cfg = dv_sim_config(s);
-    dv_metric_run run = {res->ncores, res->cycles, (double)cfg->clock_mhz * 1e6, dv_config_core_macs_fp16(cfg)};
+    dv_metric_run run = {res->ncores, res->cycles, (double)cfg->clock_mhz * 1e6,
+                         dv_config_core_macs_fp16(cfg)};
     dv_metrics_compute(dv_sim_counters(s), &run, g, c, row);
 }

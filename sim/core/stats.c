@@ -1,7 +1,6 @@
 /* stats.c - a run's statistics as a named, ordered list. */
-#include "dv_stats.h"
-
 #include "dv_sim_perf.h"
+#include "dv_stats.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -56,9 +55,10 @@ static void add_paths(dv_stat_list *l, const dv_chip_config *cfg, const dv_count
         const char *key = dv_path_key((dv_path)p);
         double b = (double)s->path_bytes[p];
         add_events(l, src, id, -1, p);
-        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle", id,
+        dv_stats_add(l, "B/cycle", "bytes / total cycles", b / total, false, "core%u.path.%s.bytes_per_cycle",
+                     id, key);
+        dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id,
                      key);
-        dv_stats_add(l, "GB/s", "bytes / run time", b / (total / hz) / 1e9, false, "core%u.path.%s.gbps", id, key);
         dv_stats_add(l, "B/cycle", "the path's peak from the chip config", (double)bw, true,
                      "core%u.path.%s.peak_bytes_per_cycle", id, key);
         dv_stats_add(l, "%", "achieved / peak bandwidth", bw ? 100.0 * b / total / (double)bw : 0, false,
@@ -110,16 +110,17 @@ static void add_core(dv_stat_list *l, const dv_chip_config *cfg, const dv_counte
                  true, "core%u.cycles", id);
     for (int p = 0; p < DV_PIPE_COUNT; p++) {
         add_events(l, src, id, p, -1);
-        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total, false,
-                     "core%u.%s.busy_pct", id, dv_pipe_key((dv_pipe)p));
+        dv_stats_add(l, "%", "busy cycles / total cycles", 100.0 * (double)s->pipe[p].busy_cycles / total,
+                     false, "core%u.%s.busy_pct", id, dv_pipe_key((dv_pipe)p));
     }
     add_paths(l, cfg, src, id, s, total);
     add_events(l, src, id, -1, -1);
     dv_stats_add(l, "%", "MACs / (fp16 peak MACs per cycle x total cycles)",
                  100.0 * (double)s->cube_macs / (dv_config_core_macs_fp16(cfg) * total), false,
                  "core%u.cube.utilisation_pct", id);
-    dv_stats_add(l, "%", "Vector busy cycles / total cycles", 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total,
-                 false, "core%u.vector.utilisation_pct", id);
+    dv_stats_add(l, "%", "Vector busy cycles / total cycles",
+                 100.0 * (double)s->pipe[DV_PIPE_V].busy_cycles / total, false,
+                 "core%u.vector.utilisation_pct", id);
     add_roofline(l, cfg, id, s, total);
 }
 

@@ -39,7 +39,7 @@ struct dv_event {
 typedef struct dv_evq {
     dv_event **heap;
     size_t count, cap;
-    uint64_t now; /* cycle of the event being fired or last fired */
+    uint64_t now;   /* cycle of the event being fired or last fired */
     uint64_t limit; /* the run's horizon: an event may run ahead (dv_evq_run_ahead) up to here */
     uint64_t next_seq;
     void *ctx; /* passed to every fire function */

@@ -84,8 +84,8 @@ static bool json_has(const cJSON *node, const char *ptr, const char *want)
     for (const cJSON *c = node->child; c; c = c->next, index++) {
         char name[24];
         snprintf(name, sizeof name, "%d", index);
-        bool match = strcmp(step, "*") == 0 || (cJSON_IsObject(node) ? strcmp(c->string, step) == 0
-                                                                      : strcmp(name, step) == 0);
+        bool match = strcmp(step, "*") == 0 ||
+                     (cJSON_IsObject(node) ? strcmp(c->string, step) == 0 : strcmp(name, step) == 0);
         if (match && json_has(c, ptr, want))
             return true;
     }
@@ -112,7 +112,8 @@ static int parse_checks(int argc, char **argv, checks *c)
             c->err_has[c->n_err++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-has") == 0 && i + 1 < argc && c->n_out < 8)
             c->out_has[c->n_out++] = argv[++i];
-        else if (strcmp(argv[i], "--json-has") == 0 && i + 1 < argc && c->n_json < 8 && strchr(argv[i + 1], '='))
+        else if (strcmp(argv[i], "--json-has") == 0 && i + 1 < argc && c->n_json < 8 &&
+                 strchr(argv[i + 1], '='))
             c->json_has[c->n_json++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-json") == 0)
             c->json = true;

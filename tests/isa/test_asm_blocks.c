@@ -124,14 +124,17 @@ START_TEST(test_pack_registers)
     w = run_pack("pack.mmad x8, n=x7, m=5, k=x6\n", 0, 48, 32, 8);
     ck_assert_uint_eq(w, 5 | 48 << 12 | 32ull << 24);
     /* a constant part wider than ori's immediate needs tmp= or base= */
-    const char *vrep = "pack.vrep x9, repeat=x5, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8, tmp=x11\n";
-    uint64_t want = run_pack("pack.vrep x9, repeat=7, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n",
-                             0, 0, 0, 9);
+    const char *vrep =
+        "pack.vrep x9, repeat=x5, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8, tmp=x11\n";
+    uint64_t want =
+        run_pack("pack.vrep x9, repeat=7, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n",
+                 0, 0, 0, 9);
     ck_assert_uint_eq(run_pack(vrep, 7, 0, 0, 9), want);
-    ck_assert_uint_eq(run_pack("pack.vrep x6, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n"
-                               "pack.vrep x9, repeat=x5, base=x6\n",
-                               7, 0, 0, 9),
-                      want);
+    ck_assert_uint_eq(
+        run_pack("pack.vrep x6, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n"
+                 "pack.vrep x9, repeat=x5, base=x6\n",
+                 7, 0, 0, 9),
+        want);
     /* the burst of one tile: nburst=1, len=x5 (ori folds the constant) */
     ck_assert_uint_eq(run_pack("pack.burst x8, nburst=1, len=x5\n", 40, 0, 0, 8), 1 | 40 << 12);
     EXPECT_ASM_ERROR("pack.vrep x9, repeat=x5, dstrep=8\n", "tmp=");
@@ -143,10 +146,10 @@ END_TEST
  * errors and dv_obj_source_of name the call first. */
 START_TEST(test_macro_call_sites)
 {
-    dv_obj *o = ASM_OK(".macro inner\n  nop\n.endm\n"   /* lines 1-3 */
+    dv_obj *o = ASM_OK(".macro inner\n  nop\n.endm\n"          /* lines 1-3 */
                        ".macro outer\n  inner\n  nop\n.endm\n" /* 4-7 */
-                       "  nop\n"                              /* 8 */
-                       "  outer\n");                          /* 9 */
+                       "  nop\n"                               /* 8 */
+                       "  outer\n");                           /* 9 */
     ck_assert_uint_eq(o->nlines, 3);
     ck_assert_uint_eq(o->lines[0].line, 8);
     ck_assert_uint_eq(o->lines[0].call_line, 0);

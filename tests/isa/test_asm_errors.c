@@ -219,7 +219,8 @@ START_TEST(test_macro_errors)
     EXPECT_ERROR(".macro add\n.endm\n", 1, 1, "already defined or is an instruction");
     EXPECT_ERROR(".macro m\n.macro n\n.endm\n", 2, 1, "cannot be defined inside another");
     /* an error inside an expansion points at the call and names the macro body line */
-    EXPECT_ERROR(".macro m\n  frob\n.endm\nm\n", 4, 1, "unknown instruction 'frob'", "(in macro at t.dvs:2:3)");
+    EXPECT_ERROR(".macro m\n  frob\n.endm\nm\n", 4, 1, "unknown instruction 'frob'",
+                 "(in macro at t.dvs:2:3)");
     /* nested: the outermost call, the innermost body line */
     EXPECT_ERROR(".macro i\n  frob\n.endm\n.macro o\n  i\n.endm\n  o\n", 7, 3, "unknown instruction 'frob'",
                  "(in macro at t.dvs:2:3)");

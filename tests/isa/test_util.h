@@ -50,7 +50,8 @@ dv_obj *asm_ok_at(const char *src, const dv_asm_options *opt, const char *file, 
 #define ASM_OK(src) asm_ok_at((src), NULL, __FILE__, __LINE__)
 /* src (as "t.dvs") must fail, its first diagnostic containing every word. */
 void asm_error_at(const char *src, const char *const *words, const char *file, int line);
-#define EXPECT_ASM_ERROR(src, ...) asm_error_at((src), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
+#define EXPECT_ASM_ERROR(src, ...)                                                                           \
+    asm_error_at((src), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
 
 /* The index-th 64-bit word of .text, and its decoding (must be legal). */
 uint64_t obj_word(const dv_obj *obj, size_t index);

@@ -45,7 +45,8 @@ static void busy_pair(const char *chip, const char *variant, const char *shape, 
     dv_chip_config cfg;
     dv_error err = {DV_OK, ""};
     ck_assert_int_eq(dv_config_builtin(chip, &cfg, &err), DV_OK);
-    dv_opjob job = {.op = dv_operator_find("attention"), .req = {.variant = variant, .shape = shape, .seed = 7},
+    dv_opjob job = {.op = dv_operator_find("attention"),
+                    .req = {.variant = variant, .shape = shape, .seed = 7},
                     .cfg = &cfg};
     dv_opjob_result r;
     ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);

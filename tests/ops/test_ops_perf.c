@@ -70,7 +70,8 @@ START_TEST(test_vector_bandwidth)
     for (unsigned c = 0; c < 2; c++)
         for (unsigned i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             op_result o = op_run(ops[i].op, chips[c], NULL, "f16", ops[i].shape, 1, false);
-            ck_assert_str_eq(o.roof.bound_by, ops[i].memory_bound ? dv_path_name(DV_PATH_GM_UB) : dv_pipe_key(DV_PIPE_V));
+            ck_assert_str_eq(o.roof.bound_by,
+                             ops[i].memory_bound ? dv_path_name(DV_PATH_GM_UB) : dv_pipe_key(DV_PIPE_V));
             if (ops[i].memory_bound)
                 ck_assert_msg(o.path_pct[DV_PATH_GM_UB] >= 80.0, "%s %s: GM->UB at %.1f%% of its peak",
                               chips[c], ops[i].op, o.path_pct[DV_PATH_GM_UB]);

@@ -216,34 +216,53 @@ END_TEST
  * written). */
 START_TEST(test_scalar_semantics)
 {
-    const char *src = HEADER
-        "  li x5, 7\n  li x6, -3\n  li x8, 1\n  slli x8, x8, 63\n  li x9, -1\n  li x11, 2\n"
-        "  div x7, x5, x6\n  sd x7, 0(d)\n"      /* 7 / -3 = -2 */
-        "  rem x7, x5, x6\n  sd x7, 8(d)\n"      /* 1 */
-        "  divu x7, x5, x0\n  sd x7, 16(d)\n"    /* / 0: all ones */
-        "  rem x7, x5, x0\n  sd x7, 24(d)\n"     /* % 0: the dividend */
-        "  div x7, x8, x9\n  sd x7, 32(d)\n"     /* INT64_MIN / -1 = INT64_MIN */
-        "  rem x7, x8, x9\n  sd x7, 40(d)\n"     /* 0 */
-        "  mulh x7, x8, x11\n  sd x7, 48(d)\n"   /* high of -2^64: -1 */
-        "  srai x7, x8, 63\n  sd x7, 56(d)\n"    /* -1 */
-        "  srli x7, x8, 63\n  sd x7, 64(d)\n"    /* 1 */
-        "  sltiu x7, x6, 5\n  sd x7, 72(d)\n"    /* 0: -3 is huge unsigned */
-        "  slti x7, x6, 5\n  sd x7, 80(d)\n"     /* 1 */
-        "  minu x7, x5, x6\n  sd x7, 88(d)\n"    /* 7 */
-        "  min x7, x5, x6\n  sd x7, 96(d)\n"     /* -3 */
-        "  li x7, 0x1234\n  lih x7, 0xdeadbeef\n  sd x7, 104(d)\n"
-        "  addi x0, x5, 5\n  sd x0, 112(d)\n"    /* x0 stays 0 */
-        "  li x7, -2\n  sd x7, 256(d)\n"
-        "  lb x7, 256(d)\n  sd x7, 120(d)\n  lbu x7, 256(d)\n  sd x7, 128(d)\n"
-        "  lh x7, 256(d)\n  sd x7, 136(d)\n  lhu x7, 256(d)\n  sd x7, 144(d)\n"
-        "  lw x7, 256(d)\n  sd x7, 152(d)\n  lwu x7, 256(d)\n  sd x7, 160(d)\n"
-        "  jal x12, out\n"
-        "back:\n  li x7, 111\n  sd x7, 168(d)\n  j done\n"
-        "out:\n  jalr x12, x12, 0\n"             /* to back, x12 = here + 8 */
-        "done:\n  end\n";
-    static const uint64_t want[] = {
-        (uint64_t)-2, 1, ~0ull, 7, 1ull << 63, 0, ~0ull, ~0ull, 1, 0, 1, 7, (uint64_t)-3,
-        0xdeadbeef00001234ull, 0, (uint64_t)-2, 0xfe, (uint64_t)-2, 0xfffe, (uint64_t)-2, 0xfffffffeull, 111};
+    const char *src =
+        HEADER "  li x5, 7\n  li x6, -3\n  li x8, 1\n  slli x8, x8, 63\n  li x9, -1\n  li x11, 2\n"
+               "  div x7, x5, x6\n  sd x7, 0(d)\n"    /* 7 / -3 = -2 */
+               "  rem x7, x5, x6\n  sd x7, 8(d)\n"    /* 1 */
+               "  divu x7, x5, x0\n  sd x7, 16(d)\n"  /* / 0: all ones */
+               "  rem x7, x5, x0\n  sd x7, 24(d)\n"   /* % 0: the dividend */
+               "  div x7, x8, x9\n  sd x7, 32(d)\n"   /* INT64_MIN / -1 = INT64_MIN */
+               "  rem x7, x8, x9\n  sd x7, 40(d)\n"   /* 0 */
+               "  mulh x7, x8, x11\n  sd x7, 48(d)\n" /* high of -2^64: -1 */
+               "  srai x7, x8, 63\n  sd x7, 56(d)\n"  /* -1 */
+               "  srli x7, x8, 63\n  sd x7, 64(d)\n"  /* 1 */
+               "  sltiu x7, x6, 5\n  sd x7, 72(d)\n"  /* 0: -3 is huge unsigned */
+               "  slti x7, x6, 5\n  sd x7, 80(d)\n"   /* 1 */
+               "  minu x7, x5, x6\n  sd x7, 88(d)\n"  /* 7 */
+               "  min x7, x5, x6\n  sd x7, 96(d)\n"   /* -3 */
+               "  li x7, 0x1234\n  lih x7, 0xdeadbeef\n  sd x7, 104(d)\n"
+               "  addi x0, x5, 5\n  sd x0, 112(d)\n" /* x0 stays 0 */
+               "  li x7, -2\n  sd x7, 256(d)\n"
+               "  lb x7, 256(d)\n  sd x7, 120(d)\n  lbu x7, 256(d)\n  sd x7, 128(d)\n"
+               "  lh x7, 256(d)\n  sd x7, 136(d)\n  lhu x7, 256(d)\n  sd x7, 144(d)\n"
+               "  lw x7, 256(d)\n  sd x7, 152(d)\n  lwu x7, 256(d)\n  sd x7, 160(d)\n"
+               "  jal x12, out\n"
+               "back:\n  li x7, 111\n  sd x7, 168(d)\n  j done\n"
+               "out:\n  jalr x12, x12, 0\n" /* to back, x12 = here + 8 */
+               "done:\n  end\n";
+    static const uint64_t want[] = {(uint64_t)-2,
+                                    1,
+                                    ~0ull,
+                                    7,
+                                    1ull << 63,
+                                    0,
+                                    ~0ull,
+                                    ~0ull,
+                                    1,
+                                    0,
+                                    1,
+                                    7,
+                                    (uint64_t)-3,
+                                    0xdeadbeef00001234ull,
+                                    0,
+                                    (uint64_t)-2,
+                                    0xfe,
+                                    (uint64_t)-2,
+                                    0xfffe,
+                                    (uint64_t)-2,
+                                    0xfffffffeull,
+                                    111};
     run r;
     run_kernel(&r, "ascend910", src, true);
     ck_assert_msg(r.res.stop == DV_STOP_DONE, "%s", r.res.message);

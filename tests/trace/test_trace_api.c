@@ -214,7 +214,11 @@ START_TEST(test_hooks_count_everything)
     dv_opr_run *op = make(c);
     recorder *r = calloc(1, sizeof *r);
     r->order_ok = r->overlap_ok = true;
-    dv_sim_hooks sink = {.user = r, .launch = rec_launch, .block = rec_block, .insn = rec_insn, .flag = rec_flag,
+    dv_sim_hooks sink = {.user = r,
+                         .launch = rec_launch,
+                         .block = rec_block,
+                         .insn = rec_insn,
+                         .flag = rec_flag,
                          .stall = rec_stall};
     dv_sim *s = dv_opr_sim(op);
     ck_assert_int_eq(dv_sim_add_hooks(s, &sink, NULL), DV_OK);
@@ -264,7 +268,11 @@ static recorder *watch(dv_sim *s)
     recorder *r = calloc(1, sizeof *r);
     ck_assert_ptr_nonnull(r);
     r->order_ok = r->overlap_ok = true;
-    dv_sim_hooks sink = {.user = r, .launch = rec_launch, .block = rec_block, .insn = rec_insn, .flag = rec_flag,
+    dv_sim_hooks sink = {.user = r,
+                         .launch = rec_launch,
+                         .block = rec_block,
+                         .insn = rec_insn,
+                         .flag = rec_flag,
                          .stall = rec_stall};
     ck_assert_int_eq(dv_sim_add_hooks(s, &sink, NULL), DV_OK);
     return r;

@@ -303,7 +303,8 @@ static void read_counter(const cJSON *e, size_t order)
 {
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args"), *a;
-    if (!cJSON_IsNumber(pid) || pid->valueint < 1 || pid->valueint > MAX_CORES || !proc_named[pid->valueint - 1])
+    if (!cJSON_IsNumber(pid) || pid->valueint < 1 || pid->valueint > MAX_CORES ||
+        !proc_named[pid->valueint - 1])
         problem("counter #%lld is not in a named process", (long long)order);
     if (!cJSON_IsObject(args) || !args->child)
         problem("counter #%lld has no values", (long long)order);
@@ -475,7 +476,8 @@ static cJSON *load_trace(const char *path)
     cJSON *root = cJSON_ParseWithOpts(text, &end, true);
     if (!root) {
         size_t at = end ? (size_t)(end - text) : 0;
-        fprintf(stderr, "trace_check: %s: not one JSON document (error near byte %zu of %zu)\n", path, at, len);
+        fprintf(stderr, "trace_check: %s: not one JSON document (error near byte %zu of %zu)\n", path, at,
+                len);
         free(text);
         return NULL;
     }
@@ -527,14 +529,16 @@ int main(int argc, char **argv)
     read_events(events, &n);
     check_lanes(&n);
     check_flows(&n);
-    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "otherData"), "stop");
+    const cJSON *stop =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "otherData"), "stop");
     if (want_stop && (!cJSON_IsString(stop) || strcmp(stop->valuestring, want_stop) != 0))
-        problem("the run's stop is '%s', not '%s'", cJSON_IsString(stop) ? stop->valuestring : "?", want_stop);
+        problem("the run's stop is '%s', not '%s'", cJSON_IsString(stop) ? stop->valuestring : "?",
+                want_stop);
     if (stats_path && !check_stats(stats_path, &n))
         return 1;
     printf("%s: %s: %zu events, %zu slices on %zu lanes, %zu flows, %zu counter samples, %zu instants",
-           problems ? "trace_check FAILED" : "trace ok", path, n.events, n.slices, n.lanes, n.flow_pairs, n.counters,
-           n.instants);
+           problems ? "trace_check FAILED" : "trace ok", path, n.events, n.slices, n.lanes, n.flow_pairs,
+           n.counters, n.instants);
     if (stats_path)
         printf("; %zu lanes match %s", n.matched, stats_path);
     if (cJSON_IsString(stop))

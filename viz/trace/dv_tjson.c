@@ -490,7 +490,11 @@ dv_tjson *dv_tjson_create(const char *path, const dv_tjson_options *opt, dv_erro
         free(t);
         return NULL;
     }
-    t->hooks = (dv_sim_hooks){.user = t, .launch = on_launch, .block = on_block, .insn = on_insn, .flag = on_flag,
+    t->hooks = (dv_sim_hooks){.user = t,
+                              .launch = on_launch,
+                              .block = on_block,
+                              .insn = on_insn,
+                              .flag = on_flag,
                               .stall = on_stall};
     tj_puts(t, "{\"traceEvents\":[\n");
     return t;

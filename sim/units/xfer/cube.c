@@ -142,41 +142,40 @@ typedef uint32_t vu16 __attribute__((vector_size(64)));
 /* One kernel body for both element kinds: float (f16/bf16 products) and
  * uint32 (s8/u8: products and sums modulo 2^32, as the hardware's s32
  * wraps). */
-#define MM_KERNEL(name, vec, elem)                                                                             \
-    MULTI_TARGET static void name(uint8_t *cc, const elem *a, const elem *b, uint64_t m1, uint64_t n1,          \
-                                  uint64_t kp, bool init)                                                      \
-    {                                                                                                          \
-        uint64_t cols = n1 * XF_ROWS;                                                                          \
-        for (uint64_t j = 0; j < n1; j++)                                                                      \
-            for (uint64_t r = 0; r < m1 * XF_ROWS; r += 4) {                                                   \
-                vec acc[4];                                                                                    \
-                uint8_t *row[4];                                                                               \
-                for (unsigned q = 0; q < 4; q++) {                                                             \
-                    uint64_t rr = r + q;                                                                       \
-                    row[q] = cc + ((j * m1 + rr / XF_ROWS) * 256 + (rr % XF_ROWS) * 16) * 4;                   \
-                    if (init)                                                                                  \
-                        acc[q] = (vec){0};                                                                     \
-                    else                                                                                       \
-                        memcpy(&acc[q], row[q], sizeof acc[q]);                                                \
-                }                                                                                              \
-                const elem *a0 = a + r * kp, *a1 = a0 + kp, *a2 = a1 + kp, *a3 = a2 + kp;                      \
-                const elem *bj = b + j * XF_ROWS;                                                              \
-                for (uint64_t k = 0; k < kp; k++) {                                                            \
-                    vec bv;                                                                                    \
-                    memcpy(&bv, bj + k * cols, sizeof bv);                                                     \
-                    acc[0] += a0[k] * bv;                                                                      \
-                    acc[1] += a1[k] * bv;                                                                      \
-                    acc[2] += a2[k] * bv;                                                                      \
-                    acc[3] += a3[k] * bv;                                                                      \
-                }                                                                                              \
-                for (unsigned q = 0; q < 4; q++)                                                               \
-                    memcpy(row[q], &acc[q], sizeof acc[q]);                                                    \
-            }                                                                                                  \
+#define MM_KERNEL(name, vec, elem)                                                                           \
+    MULTI_TARGET static void name(uint8_t *cc, const elem *a, const elem *b, uint64_t m1, uint64_t n1,       \
+                                  uint64_t kp, bool init)                                                    \
+    {                                                                                                        \
+        uint64_t cols = n1 * XF_ROWS;                                                                        \
+        for (uint64_t j = 0; j < n1; j++)                                                                    \
+            for (uint64_t r = 0; r < m1 * XF_ROWS; r += 4) {                                                 \
+                vec acc[4];                                                                                  \
+                uint8_t *row[4];                                                                             \
+                for (unsigned q = 0; q < 4; q++) {                                                           \
+                    uint64_t rr = r + q;                                                                     \
+                    row[q] = cc + ((j * m1 + rr / XF_ROWS) * 256 + (rr % XF_ROWS) * 16) * 4;                 \
+                    if (init)                                                                                \
+                        acc[q] = (vec){0};                                                                   \
+                    else                                                                                     \
+                        memcpy(&acc[q], row[q], sizeof acc[q]);                                              \
+                }                                                                                            \
+                const elem *a0 = a + r * kp, *a1 = a0 + kp, *a2 = a1 + kp, *a3 = a2 + kp;                    \
+                const elem *bj = b + j * XF_ROWS;                                                            \
+                for (uint64_t k = 0; k < kp; k++) {                                                          \
+                    vec bv;                                                                                  \
+                    memcpy(&bv, bj + k * cols, sizeof bv);                                                   \
+                    acc[0] += a0[k] * bv;                                                                    \
+                    acc[1] += a1[k] * bv;                                                                    \
+                    acc[2] += a2[k] * bv;                                                                    \
+                    acc[3] += a3[k] * bv;                                                                    \
+                }                                                                                            \
+                for (unsigned q = 0; q < 4; q++)                                                             \
+                    memcpy(row[q], &acc[q], sizeof acc[q]);                                                  \
+            }                                                                                                \
     }
 
 MM_KERNEL(mm_kernel_f32, vf16, float)
 MM_KERNEL(mm_kernel_s32, vu16, uint32_t)
-
 
 bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
 {
