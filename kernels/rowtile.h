@@ -46,4 +46,7 @@ void row_args(const row_tiling *s, uint64_t x, uint64_t y, uint64_t rows, uint64
 /* r->tiling in words. */
 void row_describe(dv_opr_run *r, const row_tiling *s, uint64_t cols, uint64_t es);
 
+/* The test cases of every row operator (dv_operator.cases). */
+extern const dv_operator_case row_cases[];
+
 #endif

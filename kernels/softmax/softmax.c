@@ -91,18 +91,6 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     return DV_OK;
 }
 
-static const dv_operator_case cases[] = {
-    {"R=64,C=1000", 0, "rows not a multiple of 16 elements, every core"},
-    {"R=1,C=1", 0, "one element"},
-    {"R=8,C=64", 0, "one tile"},
-    {"R=7,C=17", 0, "C not a multiple of 16"},
-    {"R=100,C=17", 0, "row bytes not a multiple of 32"},
-    {"R=3,C=8192", 0, "long rows: several repeats, two-level reductions"},
-    {"R=200,C=1000", 0, "many rows per core"},
-    {"R=300,C=96", 100, "more blocks than cores"},
-    {NULL, 0, NULL},
-};
-
 const dv_operator dv_op_softmax = {
     .name = "softmax",
     .summary =
@@ -123,7 +111,7 @@ const dv_operator dv_op_softmax = {
         "reductions), 1 / sum by vdiv and the product each round, so |y - ref| <= (|x - max| + k + 84) 2^-24 "
         "|ref|; f16 adds its output rounding, 2^-11 |ref| + 2^-25 (half an f16 subnormal step).",
     .prepare = prepare,
-    .cases = cases,
+    .cases = row_cases,
     .check = check,
 };
 

@@ -8,6 +8,7 @@ problem, and must say the problem (exit 1 and a line naming the file) or
 pass (exit 0).  Usage: test_checkers.py SOURCE_ROOT
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,18 +48,23 @@ CLEAN = {
 }
 
 
+def check_tree(case, script, base, extra, expect_fail, needles):
+    """Runs script on base + extra; case asserts the exit code and the needles."""
+    files = dict(base)
+    files.update(extra)
+    tree = make_tree(files)
+    try:
+        rc, out = run(script, tree)
+    finally:
+        shutil.rmtree(tree)
+    case.assertEqual(rc, 1 if expect_fail else 0, out)
+    for n in needles:
+        case.assertIn(n, out)
+
+
 class Layers(unittest.TestCase):
     def check(self, extra, expect_fail, *needles):
-        files = dict(CLEAN)
-        files.update(extra)
-        tree = make_tree(files)
-        try:
-            rc, out = run("check_layers.py", tree)
-        finally:
-            subprocess.run(["rm", "-rf", tree])
-        self.assertEqual(rc, 1 if expect_fail else 0, out)
-        for n in needles:
-            self.assertIn(n, out)
+        check_tree(self, "check_layers.py", CLEAN, extra, expect_fail, needles)
 
     def test_clean_tree_passes(self):
         self.check({}, False, "no include cycles")
@@ -92,16 +98,8 @@ PATHS = ('DV_PATH_ROW(GM_L1, x, "gm->l1", "gm_l1", GM, L1, 1, 2, 3, 4, "doc")\n'
 
 class Tables(unittest.TestCase):
     def check(self, extra, expect_fail, *needles):
-        files = {"isa/pipes.def": PIPES, "isa/paths.def": PATHS, "isa/isa.c": "int x;\n"}
-        files.update(extra)
-        tree = make_tree(files)
-        try:
-            rc, out = run("check_tables.py", tree)
-        finally:
-            subprocess.run(["rm", "-rf", tree])
-        self.assertEqual(rc, 1 if expect_fail else 0, out)
-        for n in needles:
-            self.assertIn(n, out)
+        base = {"isa/pipes.def": PIPES, "isa/paths.def": PATHS, "isa/isa.c": "int x;\n"}
+        check_tree(self, "check_tables.py", base, extra, expect_fail, needles)
 
     def test_clean_tree_passes(self):
         self.check({}, False, "each name in its table only")
