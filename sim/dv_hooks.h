@@ -33,12 +33,12 @@
 #include "dv_isa.h"
 #include "dv_mem.h"
 #include "dv_op.h"
+#include "dv_status.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct dv_sim;
-struct dv_run_result;
 
 typedef struct dv_trace_insn {
     unsigned core;         /* index in the launch (dv_sim_core) */
@@ -88,8 +88,9 @@ typedef struct dv_trace_stall {
 typedef struct dv_sim_hooks {
     void *user; /* passed to every function */
     /* The launch has created its cores (dv_sim_ncores, dv_sim_core_info),
-     * before the first block starts. */
-    void (*launch)(void *user, const struct dv_sim *sim);
+     * before the first block starts.  An error (the observer cannot set up,
+     * say out of memory) fails dv_sim_start with it. */
+    dv_status (*launch)(void *user, const struct dv_sim *sim, dv_error *err);
     /* A core starts block block_idx (its first, or the next of a wave). */
     void (*block)(void *user, unsigned core, uint64_t block_idx, uint64_t cycle);
     void (*insn)(void *user, const dv_trace_insn *ev);

@@ -125,7 +125,8 @@ dv_status dv_sim_set_blocks(dv_sim *s, uint64_t block_dim, dv_error *err);
  * may pace. */
 enum { DV_SIM_MAX_HOOKS = 4 };
 dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err);
-/* Removes every observer whose user is `user`. */
+/* Removes every observer whose user is `user`; during a run it is no longer
+ * called from the next event on. */
 void dv_sim_remove_hooks(dv_sim *s, const void *user);
 
 /* Runs until every block ends, a core faults or deadlocks, or max_cycles

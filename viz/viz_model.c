@@ -91,8 +91,9 @@ static void on_window(void *user, unsigned core, const dv_tcount_window *w)
     push_sample(c, &s);
 }
 
-static void on_launch(void *user, const dv_sim *sim)
+static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
 {
+    (void)err; /* a model that cannot be built is m->failed: the window says so */
     viz_model *m = user;
     m->sim = sim;
     m->cfg = dv_sim_config(sim);
@@ -113,6 +114,7 @@ static void on_launch(void *user, const dv_sim *sim)
         m->failed = true;
         viz_model_free(m);
     }
+    return DV_OK;
 }
 
 static void on_block(void *user, unsigned core, uint64_t block_idx, uint64_t cycle)

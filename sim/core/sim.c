@@ -123,6 +123,14 @@ dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err)
 
 void dv_sim_remove_hooks(dv_sim *s, const void *user)
 {
+    if (s->running) {
+        /* The cores, the clocks and the pacer hold slots by position while a
+         * run goes: silence the observer's slot instead of moving the others. */
+        for (unsigned i = 0; i < s->nhooks; i++)
+            if (s->hooks[i].user == user)
+                s->hooks[i] = (dv_sim_hooks){0};
+        return;
+    }
     unsigned n = 0;
     for (unsigned i = 0; i < s->nhooks; i++)
         if (s->hooks[i].user != user)
@@ -263,9 +271,12 @@ static void on_clock(dv_event *ev, void *ctx)
     hook_clock *k = (hook_clock *)((char *)ev - offsetof(hook_clock, ev));
     dv_sim *s = k->sim;
     const dv_sim_hooks *h = &s->hooks[k->hook];
+    if (!h->tick) /* its observer was removed during the run */
+        return;
     h->tick(h->user, s->q.now);
     dv_error err;
-    dv_evq_schedule(&s->q, &k->ev, s->q.now + k->period, DV_PRIO_SAMPLE, &err);
+    if (dv_evq_schedule(&s->q, &k->ev, s->q.now + k->period, DV_PRIO_SAMPLE, &err) != DV_OK && !s->start_err)
+        s->start_err = err.status;
 }
 
 /* Events in the queue that are observers' clocks (they alone do not keep a
@@ -431,9 +442,11 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         dv_pmu_init(&c->pmu, &s->counters, i);
         s->core_ptrs[i] = c;
     }
-    for (unsigned i = 0; i < s->nhooks; i++)
-        if (s->hooks[i].launch)
-            s->hooks[i].launch(s->hooks[i].user, s);
+    for (unsigned i = 0; i < s->nhooks; i++) {
+        dv_status st = s->hooks[i].launch ? s->hooks[i].launch(s->hooks[i].user, s, err) : DV_OK;
+        if (st != DV_OK)
+            return st;
+    }
     DV_LOG(&s->log, DV_LOG_CAT_SIM, DV_LOG_INFO,
            "launch: kernel %s (%s) on %s: %llu block%s on %u core%s%s%s", s->kernel->name,
            dv_core_type_name(s->kernel->core), s->cfg.name, (unsigned long long)s->block_dim,
@@ -504,7 +517,7 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
             break;
         uint64_t next = dv_evq_next_cycle(&s->q);
         /* the observers' clocks alone do not keep a run alive */
-        if (s->q.count == clocks_queued(s))
+        if (s->q.count <= s->nhooks && s->q.count == clocks_queued(s)) /* cheap test first: every event */
             next = UINT64_MAX;
         if (next == UINT64_MAX) {
             for (unsigned i = 0; i < s->ncores; i++) {
@@ -609,8 +622,8 @@ dv_status dv_sim_run(dv_sim *s, uint64_t max_cycles, dv_run_result *res, dv_erro
         dv_sim_advance(s, UINT64_MAX, err);
     } else {
         /* the front end takes over between slices (dv_sim_hooks.pace) */
-        while (dv_sim_advance(s, pacer->pace(pacer->user, s), err))
-            ;
+        while (dv_sim_advance(s, pacer->pace ? pacer->pace(pacer->user, s) : UINT64_MAX, err))
+            ; /* (a pacer removed during the run lets it go to the end) */
     }
     return dv_sim_finish(s, res, err);
 }

@@ -2,10 +2,10 @@
  * glue between perfcounters/ and the hook interface (dv_sim_perf.h). */
 #include "dv_sim_perf.h"
 
-static void on_launch(void *user, const dv_sim *sim)
+static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
 {
     (void)sim;
-    dv_perf_start(user, NULL);
+    return dv_perf_start(user, err); /* rings for the launch's cores */
 }
 
 static uint64_t period_of(void *user)

@@ -147,14 +147,16 @@ static void rec_window(void *user, unsigned core, const dv_tcount_window *w)
     }
 }
 
-static void rec_launch(void *user, const dv_sim *sim)
+static dv_status rec_launch(void *user, const dv_sim *sim, dv_error *err)
 {
+    (void)err;
     recorder *r = user;
     r->launched = true;
     r->ncores = dv_sim_ncores(sim);
     ck_assert_uint_le(r->ncores, MAXC);
     r->tc = dv_tcount_create(r->ncores, 100, rec_window, r);
     ck_assert_ptr_nonnull(r->tc);
+    return DV_OK;
 }
 
 static void rec_block(void *user, unsigned core, uint64_t block, uint64_t cycle)
@@ -338,6 +340,87 @@ START_TEST(test_interleaved)
 }
 END_TEST
 
+/* ---- observers that fail or leave ---- */
+
+static dv_status launch_fails(void *user, const dv_sim *sim, dv_error *err)
+{
+    (void)user, (void)sim;
+    return dv_error_set(err, DV_ERR_NOMEM, "the observer has no memory");
+}
+
+/* An observer's launch error is dv_sim_start's (and dv_sim_run's). */
+START_TEST(test_launch_error)
+{
+    dv_error err = {DV_OK, ""};
+    dv_opr_run *op = make(&cases[0]);
+    dv_sim_hooks h = {.launch = launch_fails};
+    ck_assert_int_eq(dv_sim_add_hooks(dv_opr_sim(op), &h, &err), DV_OK);
+    dv_run_result res;
+    ck_assert_int_eq(dv_sim_run(dv_opr_sim(op), 0, &res, &err), DV_ERR_NOMEM);
+    ck_assert_str_eq(err.msg, "the observer has no memory");
+    dv_opr_destroy(op);
+}
+END_TEST
+
+/* A ticking observer that removes itself (and, on its second tick, the
+ * pacer) during the run: it is not called again, the clock stops, the run
+ * still ends with the cycles of a run without observers, and the other
+ * observer sees every instruction. */
+typedef struct leaver {
+    dv_sim *sim;
+    unsigned ticks, paces;
+} leaver;
+static leaver leave_state;
+
+static uint64_t leave_period(void *user)
+{
+    (void)user;
+    return 50;
+}
+
+static void leave_tick(void *user, uint64_t cycle)
+{
+    leaver *l = user;
+    (void)cycle;
+    ck_assert_uint_eq(++l->ticks, 1);
+    dv_sim_remove_hooks(l->sim, l);
+}
+
+static uint64_t leave_pace(void *user, dv_sim *s)
+{
+    (void)user;
+    leave_state.paces++;
+    if (leave_state.paces == 3)
+        dv_sim_remove_hooks(s, &leave_state.paces); /* the pacer leaves */
+    return dv_sim_now(s) + 40;
+}
+
+START_TEST(test_remove_during_run)
+{
+    dv_error err = {DV_OK, ""};
+    dv_opr_run *alone = make(&cases[2]), *op = make(&cases[2]);
+    dv_run_result r0, r;
+    ck_assert_int_eq(dv_sim_run(dv_opr_sim(alone), 0, &r0, &err), DV_OK);
+    dv_sim *s = dv_opr_sim(op);
+    leave_state = (leaver){.sim = s};
+    recorder *w = watch(s);
+    dv_sim_hooks tick = {.user = &leave_state, .period = leave_period, .tick = leave_tick};
+    dv_sim_hooks pace = {.user = &leave_state.paces, .pace = leave_pace};
+    ck_assert_int_eq(dv_sim_add_hooks(s, &tick, &err), DV_OK);
+    ck_assert_int_eq(dv_sim_add_hooks(s, &pace, &err), DV_OK);
+    ck_assert_int_eq(dv_sim_run(s, 0, &r, &err), DV_OK);
+    ck_assert_uint_eq(leave_state.ticks, 1);
+    ck_assert_uint_eq(leave_state.paces, 3);
+    dv_tcount_finish(w->tc, r.cycles);
+    same_stats(dv_opr_sim(alone), s, &r0, &r);
+    saw_own(w, s, &r);
+    dv_tcount_destroy(w->tc);
+    free(w);
+    dv_opr_destroy(alone);
+    dv_opr_destroy(op);
+}
+END_TEST
+
 /* ---- interrupts ---- */
 
 static uint64_t pace_interrupt(void *user, dv_sim *s)
@@ -425,6 +508,8 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_sliced_runs_match, 0, NCASES);
     tcase_add_loop_test(tc, test_hooks_count_everything, 0, NCASES);
     tcase_add_loop_test(tc, test_interleaved, 0, NPAIRS);
+    tcase_add_test(tc, test_launch_error);
+    tcase_add_test(tc, test_remove_during_run);
     tcase_add_test(tc, test_interrupt);
     tcase_add_test(tc, test_limit_sliced);
     suite_add_tcase(s, tc);

@@ -225,8 +225,9 @@ static int flag_index(const dv_trace_flag *ev)
 
 static void on_counters(void *user, unsigned core, const dv_tcount_window *w);
 
-static void on_launch(void *user, const dv_sim *sim)
+static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
 {
+    (void)err; /* a trace that cannot be written says so when it ends (tj_fail) */
     dv_tjson *t = user;
     t->sim = sim;
     t->cfg = dv_sim_config(sim);
@@ -245,7 +246,7 @@ static void on_launch(void *user, const dv_sim *sim)
         free(t->cores);
         t->cores = NULL;
         t->ncores = 0;
-        return;
+        return DV_OK;
     }
     for (unsigned i = 0; i < t->ncores; i++) {
         dv_core_info c;
@@ -261,6 +262,7 @@ static void on_launch(void *user, const dv_sim *sim)
         }
         t->cores[i].scalar_set_flag = -1;
     }
+    return DV_OK;
 }
 
 static void on_block(void *user, unsigned core, uint64_t block_idx, uint64_t cycle)
