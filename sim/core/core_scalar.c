@@ -238,6 +238,19 @@ static uint64_t exec_scalar(dv_core *c, const dv_insn *in, uint64_t *next_pc)
     }
 }
 
+/* The fault of a word that does not decode, with the decoder's reason
+ * (decoded again: the cache keeps only that it failed). */
+static void illegal_instruction(dv_core *c, size_t idx)
+{
+    uint64_t w = 0;
+    for (int b = 0; b < 8; b++)
+        w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
+    dv_insn in;
+    dv_error e = {DV_OK, ""};
+    dv_isa_decode(w, &in, &e);
+    core_fault(c, DV_PIPE_S, c->pc, "%s", e.msg); /* "illegal instruction 0x...: why" */
+}
+
 /* Non-scalar instructions: sync handled here or queued, tensor work queued. */
 static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
 {
@@ -345,7 +358,7 @@ void core_scalar_event(dv_event *ev, void *ctx)
             c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? 1 : 2;
         }
         if (c->text_ok[idx] != 1) {
-            core_fault(c, DV_PIPE_S, c->pc, "illegal instruction");
+            illegal_instruction(c, idx);
             return;
         }
         const dv_insn *in = &c->text[idx];

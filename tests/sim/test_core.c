@@ -299,6 +299,10 @@ START_TEST(test_stop_reasons)
     /* the limit closes the Scalar unit's open intervals too: it was busy throughout */
     ck_assert_uint_ge(r.res.stats->pipe[DV_PIPE_S].busy_cycles, 10000000 - 2);
     free_run(&r);
+    run_kernel(&r, "ascend910", HEADER "  .dword 0xfe\n  end\n", true); /* opcode 0xfe is not assigned */
+    ck_assert_int_eq(r.res.stop, DV_STOP_FAULT);
+    ck_assert_ptr_nonnull(strstr(r.res.message, "illegal instruction 0x00000000000000fe: opcode 0xfe"));
+    free_run(&r);
     run_kernel(&r, "ascend910", HEADER "  li x5, 0\n  lw x6, 0(x5)\n  end\n", true);
     ck_assert_int_eq(r.res.stop, DV_STOP_FAULT);
     ck_assert_ptr_nonnull(strstr(r.res.message, "GM access"));
