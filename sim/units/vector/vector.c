@@ -170,9 +170,12 @@ static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char 
     }
     uint64_t vr = vslot >= 0 ? op->r[vslot] : 0;
 
-    /* The types are the ISA's (isa_types.def): the core decoded the word
-     * with dv_isa_decode, which rejects the others. */
     unsigned sfrom, sto;
+    char why[160];
+    /* The type rule (isa_types.def) again: program text passed dv_isa_decode, but
+     * the unit's contract is any dv_op (its tests build them by hand). */
+    if (!dv_isa_types_ok(&op->insn, why, sizeof why))
+        return fail(msg, msz, "%s: %s", mn, why);
     if (info->fmt == DV_FMT_VCONV || info->fmt == DV_FMT_VQUANT) {
         if ((unsigned)d->round >= DV_RND_COUNT)
             return fail(msg, msz, "%s: bad rounding mode %d", mn, (int)d->round);
@@ -185,7 +188,7 @@ static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char 
     if (d->op == DV_OP_VCMP && (op->insn.f[DV_F_CMP] < 0 || op->insn.f[DV_F_CMP] >= DV_CMP_COUNT))
         return fail(msg, msz, "%s: bad comparison %lld", mn, (long long)op->insn.f[DV_F_CMP]);
     d->lanes = DV_VEC_REPEAT_BYTES / d->esize;
-    if (d->lanes > VEC_MAX_LANES) /* cannot happen after the type rules; the lane arrays depend on it */
+    if (d->lanes > VEC_MAX_LANES) /* the type rules keep every instruction within the mask's 128 lanes */
         return fail(msg, msz, "%s: %u lanes of %u-byte elements exceed the mask's %d", mn, d->lanes, d->esize,
                     VEC_MAX_LANES);
     set_mask_lanes(c->vec, d);
