@@ -53,14 +53,17 @@ static void pipe_utilization(const ctx *x, const dv_metric_run *run, dv_metric_r
     add(row, "fixpipe_ratio", "", ratio(x, ev(x, DV_EV_FIXP_BUSY)));
 }
 
-/* int8 MACs count half against the fp16 peak: the Cube does twice as many. */
+/* Each kind of MAC against the peak of its type (cube.k_fp16 and cube.k_int8
+ * of the chip: the Cube does twice as many int8 MACs on the built-in chips). */
 static void arithmetic_utilization(const ctx *x, const dv_metric_run *run, dv_metric_row *row)
 {
     double f16 = ev(x, DV_EV_CUBE_MACS_F16) + ev(x, DV_EV_CUBE_MACS_BF16), i8 = ev(x, DV_EV_CUBE_MACS_INT8);
-    double cap = run->peak_macs_fp16 * x->cycles * x->cores;
-    add(row, "cube_ratio", "", cap > 0 ? (f16 + i8 / 2) / cap : 0);
-    add(row, "cube_fp16_ratio", "", cap > 0 ? f16 / cap : 0);
-    add(row, "cube_int8_ratio", "", cap > 0 ? i8 / (2 * cap) : 0);
+    double cap16 = run->peak_macs_fp16 * x->cycles * x->cores,
+           cap8 = run->peak_macs_int8 * x->cycles * x->cores;
+    double r16 = cap16 > 0 ? f16 / cap16 : 0, r8 = cap8 > 0 ? i8 / cap8 : 0;
+    add(row, "cube_ratio", "", r16 + r8);
+    add(row, "cube_fp16_ratio", "", r16);
+    add(row, "cube_int8_ratio", "", r8);
     add(row, "cube_fops", "FLOP", 2 * (f16 + i8));
     add(row, "cube_instructions", "", ev(x, DV_EV_CUBE_INSTRUCTIONS));
     add(row, "vec_ratio", "", ratio(x, ev(x, DV_EV_VECTOR_BUSY)));
@@ -180,6 +183,8 @@ void dv_metrics_compute(const dv_counter_source *src, const dv_metric_run *run, 
                         dv_metric_row *row)
 {
     row->n = 0;
+    if (c == DV_METRIC_CHIP && run->ncores == 0)
+        return; /* no cores, no row */
     ctx x = {src, c, c, (double)run->cycles, 1, (double)run->cycles / run->clock_hz};
     if (c == DV_METRIC_CHIP) {
         x.first = 0;

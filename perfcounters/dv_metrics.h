@@ -20,6 +20,7 @@ typedef struct dv_metric_run {
     uint64_t cycles;       /* the run's cycles */
     double clock_hz;       /* the chip clock */
     double peak_macs_fp16; /* Cube MACs per cycle per core at fp16 */
+    double peak_macs_int8; /* and at int8 */
 } dv_metric_run;
 
 /* The group names: PipeUtilization, ArithmeticUtilization, Memory, MemoryL0,

@@ -176,6 +176,12 @@ double dv_config_core_macs_fp16(const dv_chip_config *cfg)
            (double)cfg->cube_fractal_cycles;
 }
 
+double dv_config_core_macs_int8(const dv_chip_config *cfg)
+{
+    return (double)cfg->cube_m * (double)cfg->cube_n * (double)cfg->cube_k_int8 /
+           (double)cfg->cube_fractal_cycles;
+}
+
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg)
 {
     return 2.0 * dv_config_core_macs_fp16(cfg) * (double)cfg->cores * (double)cfg->clock_mhz * 1e6;

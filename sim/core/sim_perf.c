@@ -48,6 +48,6 @@ void dv_sim_metrics(const dv_sim *s, const dv_run_result *res, unsigned g, unsig
 {
     const dv_chip_config *cfg = dv_sim_config(s);
     dv_metric_run run = {res->ncores, res->cycles, (double)cfg->clock_mhz * 1e6,
-                         dv_config_core_macs_fp16(cfg)};
+                         dv_config_core_macs_fp16(cfg), dv_config_core_macs_int8(cfg)};
     dv_metrics_compute(dv_sim_counters(s), &run, g, c, row);
 }
