@@ -11,6 +11,29 @@ const char *dv_mem_kind_name(dv_mem_kind kind)
     return (unsigned)kind < DV_MEM_KIND_COUNT ? names[kind] : "?";
 }
 
+static const dv_mem_kind path_src[DV_PATH_COUNT] = {
+    DV_MEM_GM,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##src,
+#include "paths.def"
+#undef DV_PATH_ROW
+};
+static const dv_mem_kind path_dst[DV_PATH_COUNT] = {
+    DV_MEM_GM,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##dst,
+#include "paths.def"
+#undef DV_PATH_ROW
+};
+
+dv_mem_kind dv_path_src(dv_path p)
+{
+    return (unsigned)p < DV_PATH_COUNT ? path_src[p] : DV_MEM_GM;
+}
+
+dv_mem_kind dv_path_dst(dv_path p)
+{
+    return (unsigned)p < DV_PATH_COUNT ? path_dst[p] : DV_MEM_GM;
+}
+
 void dv_access_fault_describe(const dv_access_fault *f, char *buf, size_t size)
 {
     const char *name = dv_mem_kind_name(f->mem);

@@ -7,6 +7,7 @@
 #ifndef DV_MEM_H
 #define DV_MEM_H
 
+#include "dv_isa.h"
 #include "dv_status.h"
 
 #include <stdbool.h>
@@ -27,6 +28,10 @@ typedef enum dv_mem_kind {
 } dv_mem_kind;
 
 const char *dv_mem_kind_name(dv_mem_kind kind); /* "GM", "L1", "L0A", ..., "scalar data" */
+/* The buffers a data path reads and writes (isa/paths.def's SRC and DST;
+ * DV_PATH_NONE: GM, unused). */
+dv_mem_kind dv_path_src(dv_path p);
+dv_mem_kind dv_path_dst(dv_path p);
 
 /* Why an access was refused. */
 typedef enum dv_fault_kind { DV_FAULT_NONE, DV_FAULT_RANGE, DV_FAULT_ALIGN } dv_fault_kind;

@@ -3,20 +3,6 @@
  * reads, core_events.c). */
 #include "core_account.h"
 
-/* The buffers each path connects (isa/paths.def). */
-static const dv_mem_kind path_src[DV_PATH_COUNT] = {
-    DV_MEM_GM,
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##src,
-#include "paths.def"
-#undef DV_PATH_ROW
-};
-static const dv_mem_kind path_dst[DV_PATH_COUNT] = {
-    DV_MEM_GM,
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##dst,
-#include "paths.def"
-#undef DV_PATH_ROW
-};
-
 /* Element width of a vector instruction, for the per-width op counts. */
 static unsigned vec_width(const dv_insn *in)
 {
@@ -74,8 +60,8 @@ void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t c
     if (st->path != DV_PATH_NONE && st->path < DV_PATH_COUNT) {
         s->path_bytes[st->path] += st->bytes;
         s->path_cycles[st->path] += cycles;
-        s->buf_read[path_src[st->path]] += st->bytes;
-        s->buf_write[path_dst[st->path]] += st->bytes;
+        s->buf_read[dv_path_src(st->path)] += st->bytes;
+        s->buf_write[dv_path_dst(st->path)] += st->bytes;
     }
     if (in->op == DV_OP_MMAD && st->macs)
         account_mmad(s, op, st);
