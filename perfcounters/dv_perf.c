@@ -201,11 +201,3 @@ void dv_perf_take_samples(dv_perf *p, uint64_t cycle)
     if (p->on_sample)
         p->on_sample(p, p->user);
 }
-
-void dv_perf_end(dv_perf *p, uint64_t cycles, bool done)
-{
-    /* A sample point that coincides with the end comes after the cores'
-     * last events at that cycle: take it now. */
-    if (p->period && done && cycles && cycles % p->period == 0)
-        dv_perf_take_samples(p, cycles);
-}

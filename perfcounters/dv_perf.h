@@ -5,8 +5,9 @@
  *
  * A group reads its events from a counter source (dv_counters.h) and knows
  * nothing of what runs: the simulator tells it when the run's cores exist
- * (dv_perf_start), when a sample point comes (dv_perf_take_samples) and when
- * the run ends (dv_perf_end); dv_sim_perf_open (dv_sim_perf.h) wires that up.
+ * (dv_perf_start) and when a sample point comes (dv_perf_take_samples, also
+ * at the last cycle of a finished run that falls on one); dv_sim_perf_open
+ * (dv_sim_perf.h) wires that up.
  *
  * Every event can be counted at once (there is no multiplexing), so time
  * running always equals time enabled. */
@@ -50,10 +51,8 @@ uint64_t dv_perf_period(const dv_perf *p);
 dv_sample_ring *dv_perf_ring(dv_perf *p, unsigned core);
 
 /* From the simulator: the run has created its cores; a sample point at
- * `cycle`; the run ended at `cycles` (done: it finished), which takes the
- * last sample when the end falls on a sample point. */
+ * `cycle`. */
 dv_status dv_perf_start(dv_perf *p, dv_error *err);
 void dv_perf_take_samples(dv_perf *p, uint64_t cycle);
-void dv_perf_end(dv_perf *p, uint64_t cycles, bool done);
 
 #endif

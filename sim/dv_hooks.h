@@ -98,7 +98,8 @@ typedef struct dv_sim_hooks {
     void (*stall)(void *user, const dv_trace_stall *ev);
     /* A clock: after launch, period(user) gives the cycles between ticks (0:
      * none); tick(user, cycle) then comes every period cycles, after the
-     * cores' events of that cycle.  Ticks alone do not keep a run going. */
+     * cores' events of that cycle, the last cycle of a finished run
+     * included.  Ticks alone do not keep a run going. */
     uint64_t (*period)(void *user);
     void (*tick)(void *user, uint64_t cycle);
     /* The run has ended at `cycles` (done: every block finished), from

@@ -15,6 +15,7 @@ typedef struct hook_clock {
     struct dv_sim *sim;
     unsigned hook;
     uint64_t period;
+    uint64_t last; /* the cycle of its last tick */
 } hook_clock;
 
 struct dv_sim {
@@ -274,9 +275,22 @@ static void on_clock(dv_event *ev, void *ctx)
     if (!h->tick) /* its observer was removed during the run */
         return;
     h->tick(h->user, s->q.now);
+    k->last = s->q.now;
     dv_error err;
     if (dv_evq_schedule(&s->q, &k->ev, s->q.now + k->period, DV_PRIO_SAMPLE, &err) != DV_OK && !s->start_err)
         s->start_err = err.status;
+}
+
+/* A tick due at the last cycle of a finished run comes after the cores'
+ * last events there, so the run ended before it fired: give it now. */
+static void end_ticks(dv_sim *s, const dv_run_result *res)
+{
+    for (unsigned i = 0; res->stop == DV_STOP_DONE && res->cycles && i < s->nhooks; i++) {
+        const hook_clock *k = &s->clocks[i];
+        const dv_sim_hooks *h = &s->hooks[i];
+        if (k->period && h->tick && res->cycles % k->period == 0 && k->last < res->cycles)
+            h->tick(h->user, res->cycles);
+    }
 }
 
 /* Events in the queue that are observers' clocks (they alone do not keep a
@@ -297,6 +311,7 @@ static dv_status start_clocks(dv_sim *s, dv_error *err)
         dv_event_init(&k->ev, on_clock);
         k->sim = s;
         k->hook = i;
+        k->last = 0;
         k->period = h->period && h->tick ? h->period(h->user) : 0;
         if (k->period) {
             dv_status st = dv_evq_schedule(&s->q, &k->ev, k->period, DV_PRIO_SAMPLE, err);
@@ -597,6 +612,7 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
             res->cycles = c->end_cycle;
     }
     res->stop = stopped ? stopped->stop : DV_STOP_DONE;
+    end_ticks(s, res);
     for (unsigned i = 0; i < s->nhooks; i++)
         if (s->hooks[i].end)
             s->hooks[i].end(s->hooks[i].user, res->cycles, res->stop == DV_STOP_DONE);

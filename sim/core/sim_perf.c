@@ -18,17 +18,12 @@ static void on_tick(void *user, uint64_t cycle)
     dv_perf_take_samples(user, cycle);
 }
 
-static void on_end(void *user, uint64_t cycles, bool done)
-{
-    dv_perf_end(user, cycles, done);
-}
-
 dv_perf *dv_sim_perf_open(dv_sim *s, const char *const *events, unsigned n, int core, dv_error *err)
 {
     dv_perf *p = dv_perf_open(dv_sim_counters(s), events, n, core, err);
     if (!p)
         return NULL;
-    dv_sim_hooks h = {.user = p, .launch = on_launch, .period = period_of, .tick = on_tick, .end = on_end};
+    dv_sim_hooks h = {.user = p, .launch = on_launch, .period = period_of, .tick = on_tick};
     if (dv_sim_add_hooks(s, &h, err) != DV_OK) {
         dv_perf_close(p);
         return NULL;

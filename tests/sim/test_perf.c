@@ -125,6 +125,27 @@ START_TEST(test_sampling_counts_and_lost)
     ck_assert_uint_eq(dv_perf_ring(p, 0)->lost, 0);
     dv_sim_perf_close(f.sim, p);
     teardown(&f);
+    /* a period that divides the run's cycles: the sample point at the last
+     * cycle comes after the cores' last events there (the simulator's end
+     * tick), so C / P samples, the last one with the final counts */
+    uint64_t cycles = res.cycles, fac = 2;
+    while (cycles % fac) /* the smallest factor of the run's cycles */
+        fac++;
+    uint64_t divs[2] = {1, fac};
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t div = divs[i];
+        setup(&f, 2, 5);
+        p = dv_sim_perf_open(f.sim, ev, 1, -1, &err);
+        s = (seen){{0}, 0, true};
+        ck_assert_int_eq(dv_perf_sample(p, cycles / div, 16, drain_check, &s, &err), DV_OK);
+        dv_perf_enable(p);
+        ck_assert_int_eq(dv_sim_run(f.sim, 0, &res, &err), DV_OK);
+        ck_assert_uint_eq(res.cycles, cycles);
+        ck_assert_uint_eq(s.rounds, div);
+        ck_assert_uint_eq(s.last[0], 5 * 1024);
+        dv_sim_perf_close(f.sim, p);
+        teardown(&f);
+    }
     /* nobody drains a 4-record ring: 4 kept, the rest counted as lost */
     setup(&f, 1, 5);
     p = dv_sim_perf_open(f.sim, ev, 1, -1, &err);
