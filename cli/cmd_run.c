@@ -365,10 +365,8 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
                                dv_opr_variant(opr));
     if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
         return rc;
-    if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0) {
-        run_trace_end(&rs->rt, NULL, true);
+    if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
         return rc;
-    }
     return 0;
 }
 
@@ -432,8 +430,11 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
     return rc;
 }
 
+/* On every path after attach(), whatever it got to: a trace that report()
+ * did not complete is removed, and Ctrl-C is restored. */
 static void detach(run_state *rs, dv_sim *sim)
 {
+    run_trace_end(&rs->rt, NULL, true);
     if (rs->pc.perf) {
         dv_samples_close(rs->pc.w, NULL);
         dv_sim_perf_close(sim, rs->pc.perf);
@@ -461,7 +462,6 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
             fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
             rc = dv_status_exit_code(err.status);
         } else {
-            run_trace_end(&rs->rt, NULL, true);
             rc = cli_fail(&err);
         }
     } else {
@@ -494,7 +494,6 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
         dv_run_result res;
         dv_stat_list stats;
         if (dv_sim_run(sim, o->max_cycles, &res, &err) != DV_OK) {
-            run_trace_end(&rs->rt, NULL, true);
             rc = cli_fail(&err);
         } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
             rc = cli_fail(&err);
