@@ -103,8 +103,13 @@ cJSON *cli_json_u64(uint64_t v);
 bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v);
 /* Prints root (formatted) and a newline on stdout and deletes it.  ok false
  * (or root NULL) means building it ran out of memory.  Returns the exit
- * code: 0, 70 out of memory, 74 stdout failed. */
+ * code: 0, 70 out of memory, 74 stdout failed (cli_stdout_done). */
 int cli_print_json(cJSON *root, bool ok);
+/* Flushes stdout.  Returns 0, or 74 after "dvsim: writing to standard
+ * output failed" on stderr if anything written to it so far failed (a full
+ * disk: stdio's errors are sticky, so one call at the end sees them all).
+ * main() calls it after every command that succeeded. */
+int cli_stdout_done(void);
 /* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */

@@ -158,11 +158,17 @@ int cli_print_json(cJSON *root, bool ok)
         fprintf(stderr, "dvsim: out of memory for the JSON output\n");
         return 70;
     }
-    int rc = printf("%s\n", text) < 0 || fflush(stdout) != 0 ? 74 : 0;
+    printf("%s\n", text);
     free(text);
-    if (rc)
-        fprintf(stderr, "dvsim: writing to standard output failed\n");
-    return rc;
+    return cli_stdout_done();
+}
+
+int cli_stdout_done(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "dvsim: writing to standard output failed\n");
+    return 74;
 }
 
 double cli_now(void)

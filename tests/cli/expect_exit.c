@@ -1,15 +1,18 @@
 /* expect_exit.c - runs a command and checks its exit code and output.
  *
  * usage: expect_exit CODE [--stderr-lines N] [--stderr-has TEXT]... [--stdout-has TEXT]...
- *                    [--stdout-json] [--json-has POINTER=VALUE]... -- CMD ARGS...
+ *                    [--stdout-json] [--json-has POINTER=VALUE]... [--stdout-to FILE] -- CMD ARGS...
  *
  * Used by the CLI tests: dvsim must answer bad input with the documented exit
  * code and exactly one line on stderr, never a crash.  --stdout-json: stdout
  * is one JSON document (cJSON parses it); --json-has: the value at POINTER
  * (RFC 6901, "/0/name"; a "*" step matches any member or element) equals
  * VALUE (a string, a number compared as a number, true, false or null) for
- * at least one match.  They check the data, not how it is laid out. */
+ * at least one match.  They check the data, not how it is laid out.
+ * --stdout-to: the command's stdout goes to FILE instead (/dev/full: how it
+ * answers a failed write), and is not checked. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,7 @@ typedef struct checks {
     const char *err_has[8], *out_has[8], *json_has[8];
     int n_err, n_out, n_json;
     bool json;
+    const char *stdout_to;
 } checks;
 
 /* The checks before "--"; returns the index of the command, or 0. */
@@ -117,6 +121,8 @@ static int parse_checks(int argc, char **argv, checks *c)
             c->json_has[c->n_json++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-json") == 0)
             c->json = true;
+        else if (strcmp(argv[i], "--stdout-to") == 0 && i + 1 < argc)
+            c->stdout_to = argv[++i];
         else {
             fprintf(stderr, "expect_exit: bad option %s\n", argv[i]);
             return 0;
@@ -221,8 +227,16 @@ int main(int argc, char **argv)
     }
     unlink(out_tmpl);
     unlink(err_tmpl);
+    int to_fd = c.stdout_to ? open(c.stdout_to, O_WRONLY | O_CREAT | O_TRUNC, 0666) : out_fd;
+    if (to_fd < 0) {
+        perror(c.stdout_to);
+        return 2;
+    }
     int status;
-    if (!run(argv + cmd, out_fd, err_fd, &status))
+    bool ran = run(argv + cmd, to_fd, err_fd, &status);
+    if (c.stdout_to)
+        close(to_fd);
+    if (!ran)
         return 2;
     size_t out_len, err_len;
     lseek(out_fd, 0, SEEK_SET);
