@@ -110,6 +110,10 @@ int cli_print_json(cJSON *root, bool ok);
  * disk: stdio's errors are sticky, so one call at the end sees them all).
  * main() calls it after every command that succeeded. */
 int cli_stdout_done(void);
+/* A number of the command line: decimal, or hex after 0x; no sign, no
+ * space, nothing after it ("010" is ten).  False if s is not one or does
+ * not fit 64 bits. */
+bool cli_parse_u64(const char *s, uint64_t *v);
 /* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */

@@ -90,6 +90,21 @@ int cli_getopt_next(cli_getopt *g)
     return c;
 }
 
+bool cli_parse_u64(const char *s, uint64_t *v)
+{
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    size_t n = strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789");
+    if (n == 0 || digits[n])
+        return false;
+    errno = 0;
+    unsigned long long x = strtoull(digits, NULL, hex ? 16 : 10);
+    if (errno) /* ERANGE */
+        return false;
+    *v = x;
+    return true;
+}
+
 bool cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

@@ -32,7 +32,7 @@ static bool parse_arg(dv_arg_type type, const char *s, uint64_t *v)
         *v = dv_f32_bits(f);
         return !errno && end != s && !*end;
     }
-    return run_parse_u64(s, v);
+    return cli_parse_u64(s, v);
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -54,7 +54,7 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
     int used = 0;
     unsigned size = 0;
     if (strncmp(b->spec, "zeros:", 6) == 0) {
-        if (!run_parse_u64(b->spec + 6, &n) || n == 0)
+        if (!cli_parse_u64(b->spec + 6, &n) || n == 0)
             return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
     } else if (b->spec[0] == '@') {
         FILE *f = fopen(b->spec + 1, "rb");

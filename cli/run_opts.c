@@ -123,17 +123,6 @@ static const struct option run_options[] = {
 };
 enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0], MAX_OPTIONS = 64 };
 
-bool run_parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return false;
-    *v = x;
-    return true;
-}
-
 static int add_binding(const char *cmd, const char *opt, char *kv, run_binding *list, int *count)
 {
     char *eq = strchr(kv, '=');
@@ -198,21 +187,21 @@ static int number_option(const char *cmd, run_opts *o, int code, const char *v)
 {
     switch (code) {
     case OPT_SEED:
-        return run_parse_u64(v, &o->seed) ? 0 : cli_usage_error(cmd, "--seed needs a number, not '%s'", v);
+        return cli_parse_u64(v, &o->seed) ? 0 : cli_usage_error(cmd, "--seed needs a number, not '%s'", v);
     case OPT_BLOCKS:
-        if (!run_parse_u64(v, &o->blocks) || o->blocks == 0 || o->blocks > 65535)
+        if (!cli_parse_u64(v, &o->blocks) || o->blocks == 0 || o->blocks > 65535)
             return cli_usage_error(cmd, "--blocks needs a number from 1 to 65535, not '%s'", v);
         return 0;
     case OPT_MAX_CYCLES:
-        return run_parse_u64(v, &o->max_cycles)
+        return cli_parse_u64(v, &o->max_cycles)
                    ? 0
                    : cli_usage_error(cmd, "--max-cycles needs a number, not '%s'", v);
     case OPT_PMU_PERIOD:
-        if (!run_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
+        if (!cli_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
             return cli_usage_error(cmd, "--pmu-period needs a positive number of cycles, not '%s'", v);
         return 0;
     case OPT_PMU_RING:
-        if (!run_parse_u64(v, &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
+        if (!cli_parse_u64(v, &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
             return cli_usage_error(cmd, "--pmu-ring needs 1 to 1000000 records, not '%s'", v);
         return 0;
     default: return -1;

@@ -44,7 +44,4 @@ typedef struct run_opts {
  * create its directory). */
 int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o);
 
-/* A decimal or 0x hex number with nothing after it, not negative. */
-bool run_parse_u64(const char *s, uint64_t *v);
-
 #endif
