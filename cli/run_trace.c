@@ -5,9 +5,7 @@
 #include "cli.h"
 
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifndef DVSIM_VERSION
 #define DVSIM_VERSION "unknown"
