@@ -214,8 +214,11 @@ static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_req
     return 0;
 }
 
-static void print_operator(const dv_opr_run *r, const dv_run_result *res)
+/* What the job (dv_opjob_run) found: its totals and roofline, its check. */
+static void print_operator(const dv_opjob_result *jr)
 {
+    const dv_opr_run *r = jr->run;
+    const dv_run_result *res = &jr->res;
     const dv_operator *op = r->op;
     printf("operator %s, variant %s, dtype %s, shape ", op->name, dv_opr_variant(r), dv_opr_dtype(r));
     for (unsigned i = 0; op->params[i].name; i++)
@@ -232,8 +235,7 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
             "check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
             (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
             c->max_abs);
-    dv_opr_launch sum;
-    dv_opr_totals(r, &sum);
+    const dv_opr_launch *sum = &jr->total;
     if (r->nlaunched > 1) {
         printf("launches:");
         for (unsigned i = 0; i < r->nlaunched; i++)
@@ -242,16 +244,15 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
         printf("\n");
     }
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
-           sum.kernel, (unsigned long long)sum.cycles, (unsigned long long)sum.launch_cycles,
-           (unsigned long long)(sum.gm_read + sum.gm_write), (unsigned long long)sum.gm_read,
-           (unsigned long long)sum.gm_write);
-    dv_opr_roofline rl;
-    dv_opr_roofline_of(r, res, &rl);
+           sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
+           (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
+           (unsigned long long)sum->gm_write);
+    const dv_opr_roofline *rl = &jr->roof;
     printf("operator roofline on %u core%s: cube %.0f, vector %.0f, %s %.0f, %s %.0f, HBM %.0f cycles;\n"
            "  bound by %s at %.0f cycles, achieved %.1f%% of it\n\n",
-           res->ncores, res->ncores == 1 ? "" : "s", rl.cube_cycles, rl.vec_cycles,
-           dv_path_name(r->work.read_path), rl.read_cycles, dv_path_name(r->work.write_path), rl.write_cycles,
-           rl.hbm_cycles, rl.bound_by, rl.bound_cycles, 100.0 * rl.achieved);
+           res->ncores, res->ncores == 1 ? "" : "s", rl->cube_cycles, rl->vec_cycles,
+           dv_path_name(r->work.read_path), rl->read_cycles, dv_path_name(r->work.write_path),
+           rl->write_cycles, rl->hbm_cycles, rl->bound_by, rl->bound_cycles, 100.0 * rl->achieved);
 }
 
 static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_config *cfg)
@@ -376,13 +377,15 @@ static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
     return rs->rc ? dv_error_set(err, DV_ERR_USAGE, "(reported)") : DV_OK;
 }
 
-/* After the run: the trace, the window, the report, the files.  stats are
- * the run's statistics (an operator's with its op.* figures). */
-static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_run_result *res,
+/* After the run: the trace, the window, the report, the files.  jr is an
+ * operator's job (NULL for a kernel); stats are the run's statistics (an
+ * operator's with its op.* figures). */
+static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const dv_run_result *res,
                   const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr,
                   const uint64_t *len)
 {
     run_opts *o = rs->o;
+    const dv_opr_run *opr = jr ? jr->run : NULL;
     int rc;
     if ((rc = run_trace_end(&rs->rt, res, o->json)) != 0)
         return rc;
@@ -396,8 +399,8 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
     if (o->json)
         fputs(js.data, stdout);
     else {
-        if (opr)
-            print_operator(opr, res);
+        if (jr)
+            print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
     }
     if (o->outdir)
@@ -464,7 +467,7 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
             rc = cli_fail(&err);
         }
     } else {
-        rc = report(rs, dv_opr_sim(jr.run), jr.run, &jr.res, &jr.stats, cfg, NULL, NULL);
+        rc = report(rs, dv_opr_sim(jr.run), &jr, &jr.res, &jr.stats, cfg, NULL, NULL);
     }
     if (jr.run)
         detach(rs, dv_opr_sim(jr.run));
