@@ -3,7 +3,7 @@
  * viz options below are read by dvsim run's parser with them
  * (cli_run_hooks), in any order. */
 #include "cli.h"
-#include "run_trace.h"
+#include "run_opts.h"
 
 #include <getopt.h>
 #include <limits.h>
