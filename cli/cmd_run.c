@@ -43,7 +43,7 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /* Fills a new GM buffer from spec; returns its address. */
-static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
+static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
 {
     dv_error err = {DV_OK, ""};
     uint8_t *bytes = NULL;
@@ -54,7 +54,7 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
     unsigned size = 0;
     if (strncmp(b->spec, "zeros:", 6) == 0) {
         if (!cli_parse_u64(b->spec + 6, &n) || n == 0)
-            return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
+            return cli_usage_error(cmd, "--gm %s: zeros needs a byte count", b->name);
     } else if (b->spec[0] == '@') {
         FILE *f = fopen(b->spec + 1, "rb");
         if (!f) {
@@ -81,13 +81,13 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
                : strcmp(type, "s8") == 0                              ? 1
                                                                       : 0;
         if (!size)
-            return cli_usage_error("run", "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
+            return cli_usage_error(cmd, "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
                                    type);
         if (count > (1ull << 40))
-            return cli_usage_error("run", "--gm %s: count too large", b->name);
+            return cli_usage_error(cmd, "--gm %s: count too large", b->name);
         n = count * size;
     } else {
-        return cli_usage_error("run", "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
+        return cli_usage_error(cmd, "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
                                b->name, b->spec);
     }
     /* GM first: its capacity check comes before any large host-side fill. */
@@ -148,7 +148,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 {
     dv_error err = {DV_OK, ""};
     if (o->variant || o->dtype || o->shape || o->ninputs)
-        return cli_usage_error("run", "--variant, --dtype, --shape and --input are for operators, not %s",
+        return cli_usage_error(o->cmd, "--variant, --dtype, --shape and --input are for operators, not %s",
                                o->path);
     int rc = load_object(o->path, &o->incs, obj);
     if (rc)
@@ -165,17 +165,17 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
             for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
                 ;
             if (a == k->nargs)
-                return cli_usage_error("run", "kernel %s has no argument '%s'", k->name, list[i].name);
+                return cli_usage_error(o->cmd, "kernel %s has no argument '%s'", k->name, list[i].name);
             if ((k->args[a].type == DV_ARG_PTR) != (pass == 1))
-                return cli_usage_error("run", "argument '%s' is %s: give it with %s", list[i].name,
+                return cli_usage_error(o->cmd, "argument '%s' is %s: give it with %s", list[i].name,
                                        k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
                                        k->args[a].type == DV_ARG_PTR ? "--gm" : "--arg");
             uint64_t v;
             if (pass == 0) {
                 if (!parse_arg(k->args[a].type, list[i].spec, &v))
-                    return cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name,
+                    return cli_usage_error(o->cmd, "--arg %s: '%s' is not a valid %s", list[i].name,
                                            list[i].spec, dv_arg_type_name(k->args[a].type));
-            } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
+            } else if ((rc = make_buffer(o->cmd, sim, &list[i], &addr[a], &len[a])) != 0) {
                 return rc;
             } else {
                 v = addr[a];
@@ -186,7 +186,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
     }
     for (unsigned a = 0; a < k->nargs; a++)
         if (!bound[a])
-            return cli_usage_error("run", "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
+            return cli_usage_error(o->cmd, "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
                                    k->args[a].type == DV_ARG_PTR ? "--gm NAME=SPEC" : "--arg NAME=VALUE");
     return 0;
 }
@@ -195,12 +195,12 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_request *req)
 {
     if (o->kernel || o->nargs || o->ngms)
-        return cli_usage_error("run",
+        return cli_usage_error(o->cmd,
                                "--kernel, --arg and --gm are for kernel objects; %s is an operator "
                                "(use --shape, --dtype, --variant)",
                                op->name);
     if (o->ninputs > DV_OPR_MAX_INPUTS)
-        return cli_usage_error("run", "at most %d --input options", DV_OPR_MAX_INPUTS);
+        return cli_usage_error(o->cmd, "at most %d --input options", DV_OPR_MAX_INPUTS);
     *req = (dv_opr_request){.variant = o->variant,
                             .dtype = o->dtype,
                             .shape = o->shape,
@@ -292,7 +292,7 @@ static int write_dumps(const run_opts *o, dv_sim *sim, const dv_opr_run *opr, co
                     a = addr[j], n = len[j];
         }
         if (!n)
-            return cli_usage_error("run", "--dump %s: not %s", o->dumps[i].name,
+            return cli_usage_error(o->cmd, "--dump %s: not %s", o->dumps[i].name,
                                    opr ? "a tensor of the operator" : "a GM argument given with --gm");
         dv_access_fault f;
         if (cli_write_file(o->dumps[i].spec, dv_gm_span(dv_sim_gm(sim), a, n, &f), n, &err) != DV_OK)
@@ -343,21 +343,19 @@ static void log_line(void *user, dv_log_cat cat, dv_log_level level, const char 
 static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
 {
     run_opts *o = rs->o;
-    const char *cmd = rs->hooks ? rs->hooks->cmd : "run";
+    const char *cmd = o->cmd;
     int rc;
     if (o->log) {
         for (int c = 0; c < DV_LOG_CAT_COUNT; c++)
             dv_sim_set_log_level(sim, (dv_log_cat)c, o->log_level[c]);
         dv_sim_set_log(sim, log_line, NULL);
     }
-    if (o->pmu && (rc = run_pmu_setup(&rs->pc, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
+    if (o->pmu && (rc = run_pmu_setup(&rs->pc, cmd, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
         return rc;
     if (opr && opr->launches > 1 && o->pmu)
         return cli_usage_error(cmd, "--pmu follows one launch; %s runs %u (variant %s)", opr->op->name,
                                opr->launches, dv_opr_variant(opr));
     run_title(o, opr, sim, rs->title, sizeof rs->title);
-    if (rs->hooks && o->trace.path)
-        return cli_usage_error(cmd, "the window replaces the trace: use dvsim run --trace");
     if (opr && opr->launches > 1 &&
         (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
         return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
@@ -419,12 +417,12 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         /* the window was closed (or its frames were drawn): a normal end */
         fprintf(stderr, "dvsim %s: %s\n", rs->hooks->cmd, res->message);
     } else if (res->stop != DV_STOP_DONE) {
-        fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res->stop), res->message);
+        fprintf(stderr, "dvsim %s: %s: %s\n", o->cmd, dv_stop_name(res->stop), res->message);
         if (!rc)
             rc = res->stop == DV_STOP_INTERRUPTED ? 130 : 1;
     } else if (opr && opr->check.mismatches) {
-        fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
-                opr->op->name, (unsigned long long)opr->check.mismatches,
+        fprintf(stderr, "dvsim %s %s: the outputs do not match the reference (%llu of %llu elements)\n",
+                o->cmd, opr->op->name, (unsigned long long)opr->check.mismatches,
                 (unsigned long long)opr->check.compared);
         if (!rc)
             rc = 1;
@@ -461,7 +459,7 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
         if (rs->rc)
             rc = rs->rc;
         else if (!jr.run) {
-            fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
+            fprintf(stderr, "dvsim %s %s: %s\n", rs->o->cmd, op->name, err.msg);
             rc = dv_status_exit_code(err.status);
         } else {
             rc = cli_fail(&err);
@@ -481,7 +479,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     run_opts *o = rs->o;
     struct stat sb;
     if (!strchr(o->path, '/') && !strchr(o->path, '.') && stat(o->path, &sb) != 0 && *o->path)
-        return cli_usage_error("run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
+        return cli_usage_error(o->cmd, "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
                                o->path);
     dv_error err = {DV_OK, ""};
     dv_sim *sim = dv_sim_create(cfg, o->data, &err);

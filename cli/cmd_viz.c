@@ -174,11 +174,13 @@ static int option(void *user, int code, const char *v)
     }
 }
 
-static int parsed(void *user)
+static int parsed(void *user, const run_opts *o)
 {
     const viz_run *vr = user;
     if (!vr->o.headless && (vr->o.png || vr->o.frames || vr->o.hover_x >= 0 || vr->o.keys))
         return cli_usage_error("viz", "--png, --frames, --hover and --keys are for --headless");
+    if (o->trace.path || o->trace_out)
+        return cli_usage_error("viz", "the window replaces the trace: use dvsim run --trace");
     return 0;
 }
 

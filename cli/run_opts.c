@@ -258,8 +258,8 @@ static int run_option(const char *cmd, run_opts *o, int code, char *v)
     }
 }
 
-/* What the options say together. */
-static int check_opts(const char *cmd, run_opts *o)
+/* What the options say together: the command line alone, nothing created. */
+static int check_opts(const char *cmd, const run_opts *o)
 {
     if (!o->path)
         return cli_usage_error(cmd, "no operator or kernel given (dvsim ops lists the operators)");
@@ -267,12 +267,23 @@ static int check_opts(const char *cmd, run_opts *o)
         return cli_usage_error(cmd, "--chip and --config both name a chip; use one");
     if (o->pmu_period && !o->pmu)
         return cli_usage_error(cmd, "--pmu-period needs --pmu EVENT,...");
+    if (o->pmu_period && !o->outdir)
+        return cli_usage_error(cmd, "--pmu-period writes DIR/pmu.samples.gz: give --out DIR");
+    bool traced = o->trace.path || o->trace_out;
+    if (!traced && (o->trace.w0 || o->trace.w1 || o->trace.period))
+        return cli_usage_error(cmd, "--trace-window and --trace-period need --trace FILE");
+    if (o->trace_out && !o->outdir)
+        return cli_usage_error(cmd, "--trace-out writes DIR/trace.json.gz: give --out DIR");
+    if (o->trace_out && o->trace.path)
+        return cli_usage_error(cmd, "--trace FILE and --trace-out both name the trace; use one");
+    return 0;
+}
+
+/* --trace-out: DIR of --out DIR is made now, for the trace's file. */
+static int trace_out(run_opts *o)
+{
     if (!o->trace_out)
         return 0;
-    if (!o->outdir)
-        return cli_usage_error(cmd, "--trace-out writes DIR/trace.json.gz: give --out DIR");
-    if (o->trace.path)
-        return cli_usage_error(cmd, "--trace FILE and --trace-out both name the trace; use one");
     if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "dvsim: %s: cannot create: %s\n", o->outdir, strerror(errno));
         return 74;
@@ -298,6 +309,7 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
 {
     const char *cmd = hooks ? hooks->cmd : "run";
     memset(o, 0, sizeof *o);
+    o->cmd = cmd;
     o->max_cycles = DEFAULT_MAX_CYCLES;
     o->pmu_ring = 4096;
     o->seed = 1;
@@ -325,6 +337,8 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
             return rc < 0 ? cli_usage_error(cmd, "internal: option %d has no handler", c) : rc;
         }
     }
-    int rc = hooks && hooks->parsed ? hooks->parsed(hooks->user) : 0;
-    return rc ? rc : check_opts(cmd, o);
+    int rc = check_opts(cmd, o);
+    if (!rc && hooks && hooks->parsed)
+        rc = hooks->parsed(hooks->user, o);
+    return rc ? rc : trace_out(o);
 }

@@ -23,6 +23,7 @@ typedef struct run_binding {
 } run_binding;
 
 typedef struct run_opts {
+    const char *cmd;  /* the command, for messages: "run", or the hooks' ("viz") */
     const char *path; /* the operator or the kernel file */
     const char *chip, *config, *kernel, *outdir, *pmu, *metrics;
     const char *sets[RUN_MAX_BINDINGS];
@@ -51,17 +52,19 @@ typedef struct cli_run_hooks {
     const char *cmd;              /* "viz": for messages */
     const struct option *options; /* its long options ({NULL} ends them), values from CLI_OPT_HOOK */
     int (*option)(void *user, int code, const char *value); /* one of them: 0 or an exit code */
-    int (*parsed)(void *user);                              /* after the command line: 0 or an exit code */
-    void (*help)(FILE *out);                                /* -h, --help */
+    /* after the command line, before anything is created: 0 or an exit code */
+    int (*parsed)(void *user, const struct run_opts *o);
+    void (*help)(FILE *out); /* -h, --help */
     int (*before)(void *user, dv_sim *sim, const char *title);
     int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
     void *user;
 } cli_run_hooks;
 
 /* Reads argv (argv[0] is the command: "run", or hooks->cmd) into o; with
- * hooks, their options too.  Returns 0, -1 after printing the help, or an
- * exit code after printing one line (64 usage, 74 when --trace-out cannot
- * create its directory). */
+ * hooks, their options too.  Every check that needs only the command line
+ * is made here, before anything is created.  Returns 0, -1 after printing
+ * the help, or an exit code after printing one line (64 usage, 74 when
+ * --trace-out cannot create its directory). */
 int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o);
 
 #endif

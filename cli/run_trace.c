@@ -77,8 +77,6 @@ int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const c
 {
     memset(rt, 0, sizeof *rt);
     rt->started = cli_now();
-    if (!o->path && (o->w0 || o->w1 || o->period))
-        return cli_usage_error("run", "--trace-window and --trace-period need --trace FILE");
     /* Ctrl-C from here on stops the run at its next event (before the trace
      * file exists, so that a file that exists is always completed). */
     interrupted = 0;

@@ -44,7 +44,8 @@ typedef struct run_trace {
 
 /* Before the run: opens the trace (if asked) and attaches it to sim, and
  * arranges for Ctrl-C to interrupt sim.  title says what runs.  Returns an
- * exit code (0 ok). */
+ * exit code (0 ok).  The options' own checks (a window or a period without
+ * a trace) are run_opts_parse's. */
 int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const char *title);
 /* True if Ctrl-C interrupted the last run. */
 bool run_trace_sigint(void);
