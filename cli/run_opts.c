@@ -91,7 +91,10 @@ enum {
     OPT_METRICS,
     OPT_LOG,
     OPT_TRACE_OUT,
+    OPT_RUN_END /* not an option: the first code past dvsim run's */
 };
+_Static_assert((int)OPT_RUN_END <= (int)CLI_OPT_TRACE,
+               "dvsim run's option codes run into the trace options' (cli.h)");
 
 static const struct option run_options[] = {
     {"variant", required_argument, NULL, OPT_VARIANT},
@@ -121,7 +124,7 @@ static const struct option run_options[] = {
     {"include", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
 };
-enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0], MAX_OPTIONS = 64 };
+enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0] };
 
 static int add_binding(const char *cmd, const char *opt, char *kv, run_binding *list, int *count)
 {
@@ -293,29 +296,29 @@ static int trace_out(run_opts *o)
     return 0;
 }
 
-/* dvsim run's options, then the hooks' ones: one table, so that getopt
- * sees every option (and resolves abbreviations over all of them). */
-static void option_table(const cli_run_hooks *hooks, struct option *all)
+/* dvsim run's options, then every one of the hooks': one table, so that
+ * getopt sees every option (and resolves abbreviations over all of them).
+ * NULL if memory ran out. */
+static struct option *option_table(const cli_run_hooks *hooks)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < NRUN_OPTIONS; i++)
-        all[n++] = run_options[i];
-    for (const struct option *h = hooks ? hooks->options : NULL; h && h->name && n + 1 < MAX_OPTIONS; h++)
-        all[n++] = *h;
-    all[n] = (struct option){NULL, 0, NULL, 0};
+    size_t nhook = 0;
+    for (const struct option *h = hooks ? hooks->options : NULL; h && h->name; h++)
+        nhook++;
+    struct option *all = malloc((NRUN_OPTIONS + nhook + 1) * sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, run_options, sizeof run_options);
+    if (nhook)
+        memcpy(all + NRUN_OPTIONS, hooks->options, nhook * sizeof *all);
+    all[NRUN_OPTIONS + nhook] = (struct option){NULL, 0, NULL, 0};
+    return all;
 }
 
-int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o)
+/* The options and the operand, through the table all. */
+static int parse_args(int argc, char **argv, const cli_run_hooks *hooks, const struct option *all,
+                      run_opts *o)
 {
-    const char *cmd = hooks ? hooks->cmd : "run";
-    memset(o, 0, sizeof *o);
-    o->cmd = cmd;
-    o->max_cycles = DEFAULT_MAX_CYCLES;
-    o->pmu_ring = 4096;
-    o->seed = 1;
-    o->data = true;
-    struct option all[MAX_OPTIONS];
-    option_table(hooks, all);
+    const char *cmd = o->cmd;
     cli_getopt g;
     cli_getopt_init(&g, cmd, argc, argv, "hI:", all, false);
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
@@ -337,7 +340,28 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
             return rc < 0 ? cli_usage_error(cmd, "internal: option %d has no handler", c) : rc;
         }
     }
-    int rc = check_opts(cmd, o);
+    return 0;
+}
+
+int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o)
+{
+    const char *cmd = hooks ? hooks->cmd : "run";
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->max_cycles = DEFAULT_MAX_CYCLES;
+    o->pmu_ring = 4096;
+    o->seed = 1;
+    o->data = true;
+    struct option *all = option_table(hooks);
+    if (!all) {
+        fprintf(stderr, "dvsim %s: out of memory\n", cmd);
+        return 70;
+    }
+    int rc = parse_args(argc, argv, hooks, all, o);
+    free(all);
+    if (rc)
+        return rc;
+    rc = check_opts(cmd, o);
     if (!rc && hooks && hooks->parsed)
         rc = hooks->parsed(hooks->user, o);
     return rc ? rc : trace_out(o);

@@ -68,6 +68,9 @@ int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o
     }
 }
 
+_Static_assert((int)RUN_TRACE_OPT_PERIOD < (int)CLI_OPT_HOOK,
+               "the trace options' codes run into the hooks' (cli.h)");
+
 bool run_trace_sigint(void)
 {
     return interrupted != 0;
