@@ -118,7 +118,8 @@ bool cli_parse_u64(const char *s, uint64_t *v);
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */
 double cli_now(void);
-/* Writes data to path through a temporary name and a rename. */
+/* Writes data to path through a temporary name and a rename
+ * (dv_write_file_atomic), or to stdout when path is "-". */
 dv_status cli_write_file(const char *path, const void *data, size_t len, dv_error *err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "dv_file.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -7,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 int cli_fail(const dv_error *err)
 {
@@ -117,34 +116,7 @@ dv_status cli_write_file(const char *path, const void *data, size_t len, dv_erro
             return dv_error_set(err, DV_ERR_IO, "write to standard output failed");
         return DV_OK;
     }
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "wb");
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!f)
-        close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return DV_OK;
+    return dv_write_file_atomic(path, data, len, err);
 }
 
 cJSON *cli_json_u64(uint64_t v)
