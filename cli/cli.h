@@ -103,13 +103,23 @@ cJSON *cli_json_u64(uint64_t v);
 bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v);
 /* Prints root (formatted) and a newline on stdout and deletes it.  ok false
  * (or root NULL) means building it ran out of memory.  Returns the exit
- * code: 0, 70 out of memory, 74 stdout failed. */
+ * code: 0, 70 out of memory, 74 stdout failed (cli_stdout_done). */
 int cli_print_json(cJSON *root, bool ok);
+/* Flushes stdout.  Returns 0, or 74 after "dvsim: writing to standard
+ * output failed" on stderr if anything written to it so far failed (a full
+ * disk: stdio's errors are sticky, so one call at the end sees them all).
+ * main() calls it after every command that succeeded. */
+int cli_stdout_done(void);
+/* A number of the command line: decimal, or hex after 0x; no sign, no
+ * space, nothing after it ("010" is ten).  False if s is not one or does
+ * not fit 64 bits. */
+bool cli_parse_u64(const char *s, uint64_t *v);
 /* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Monotonic host time in seconds (timing the simulator, not simulated time). */
 double cli_now(void);
-/* Writes data to path through a temporary name and a rename. */
+/* Writes data to path through a temporary name and a rename
+ * (dv_write_file_atomic), or to stdout when path is "-". */
 dv_status cli_write_file(const char *path, const void *data, size_t len, dv_error *err);
 
 #endif

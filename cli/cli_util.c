@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "dv_file.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -7,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 int cli_fail(const dv_error *err)
 {
@@ -90,6 +89,21 @@ int cli_getopt_next(cli_getopt *g)
     return c;
 }
 
+bool cli_parse_u64(const char *s, uint64_t *v)
+{
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    size_t n = strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789");
+    if (n == 0 || digits[n])
+        return false;
+    errno = 0;
+    unsigned long long x = strtoull(digits, NULL, hex ? 16 : 10);
+    if (errno) /* ERANGE */
+        return false;
+    *v = x;
+    return true;
+}
+
 bool cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -102,34 +116,7 @@ dv_status cli_write_file(const char *path, const void *data, size_t len, dv_erro
             return dv_error_set(err, DV_ERR_IO, "write to standard output failed");
         return DV_OK;
     }
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "wb");
-    bool ok = f && fwrite(data, 1, len, f) == len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!f)
-        close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        dv_status st = dv_error_set(err, DV_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return DV_OK;
+    return dv_write_file_atomic(path, data, len, err);
 }
 
 cJSON *cli_json_u64(uint64_t v)
@@ -158,11 +145,17 @@ int cli_print_json(cJSON *root, bool ok)
         fprintf(stderr, "dvsim: out of memory for the JSON output\n");
         return 70;
     }
-    int rc = printf("%s\n", text) < 0 || fflush(stdout) != 0 ? 74 : 0;
+    printf("%s\n", text);
     free(text);
-    if (rc)
-        fprintf(stderr, "dvsim: writing to standard output failed\n");
-    return rc;
+    return cli_stdout_done();
+}
+
+int cli_stdout_done(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "dvsim: writing to standard output failed\n");
+    return 74;
 }
 
 double cli_now(void)

@@ -3,7 +3,6 @@
 #include "dv_events.h"
 
 #include <getopt.h>
-#include <string.h>
 
 void cmd_counters_help(FILE *out)
 {

@@ -3,8 +3,6 @@
 #include "dv_disasm.h"
 
 #include <getopt.h>
-#include <stdlib.h>
-#include <string.h>
 
 void cmd_disasm_help(FILE *out)
 {

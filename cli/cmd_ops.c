@@ -5,7 +5,6 @@
 
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 void cmd_ops_help(FILE *out)
 {

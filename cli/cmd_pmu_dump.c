@@ -17,7 +17,7 @@ void cmd_pmu_dump_help(FILE *out)
 
 typedef struct dump {
     bool json;
-    bool oom; /* building a JSON element ran out of memory: the output stops */
+    bool oom; /* printing the names as JSON ran out of memory: no output */
     uint64_t count;
 } dump;
 
@@ -40,29 +40,21 @@ static void csv_field(const char *s)
 
 /* The JSON output is an object with the event names and an array of the
  * records.  A sample file can hold millions of records, so the array is
- * streamed: each element (and the names) is one cJSON document, printed by
- * cJSON (so every name is escaped), and only the brackets and commas
- * between them are written here. */
-static void put_json(dump *d, cJSON *item, const char *before)
-{
-    char *text = item && !d->oom ? cJSON_PrintUnformatted(item) : NULL;
-    cJSON_Delete(item);
-    if (!text) {
-        d->oom = true;
-        return;
-    }
-    printf("%s%s", before, text);
-    free(text);
-}
-
+ * streamed.  The names come from the file: cJSON prints them (escaped),
+ * once; a record is numbers only, written here with all their digits. */
 static void on_header(void *user, const char *const *names, unsigned n)
 {
     dump *d = user;
     if (d->json) {
         cJSON *events = cJSON_CreateStringArray(names, (int)n);
-        put_json(d, events, "{\"events\": ");
-        if (!d->oom)
-            printf(",\n \"records\": [");
+        char *text = events ? cJSON_PrintUnformatted(events) : NULL;
+        cJSON_Delete(events);
+        if (!text) {
+            d->oom = true;
+            return;
+        }
+        printf("{\"events\": %s,\n \"records\": [", text);
+        free(text);
     } else {
         printf("cycle,core");
         for (unsigned i = 0; i < n; i++) {
@@ -73,31 +65,17 @@ static void on_header(void *user, const char *const *names, unsigned n)
     }
 }
 
-static cJSON *record_json(const dv_sample *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON *values = o && cli_json_add_u64(o, "cycle", s->cycle) && cJSON_AddNumberToObject(o, "core", s->core)
-                        ? cJSON_AddArrayToObject(o, "values")
-                        : NULL;
-    bool ok = values != NULL;
-    for (unsigned i = 0; ok && i < s->n; i++) {
-        cJSON *v = cli_json_u64(s->values[i]);
-        ok = v && cJSON_AddItemToArray(values, v);
-        if (!ok)
-            cJSON_Delete(v);
-    }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
 static void on_record(void *user, const dv_sample *s)
 {
     dump *d = user;
+    if (d->oom)
+        return;
     if (d->json) {
-        put_json(d, record_json(s), d->count ? ",\n  " : "\n  ");
+        printf("%s{\"cycle\":%" PRIu64 ",\"core\":%u,\"values\":[", d->count ? ",\n  " : "\n  ", s->cycle,
+               s->core);
+        for (unsigned i = 0; i < s->n; i++)
+            printf("%s%" PRIu64, i ? "," : "", s->values[i]);
+        printf("]}");
     } else {
         printf("%" PRIu64 ",%u", s->cycle, s->core);
         for (unsigned i = 0; i < s->n; i++)

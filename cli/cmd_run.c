@@ -11,7 +11,6 @@
 #include "run_trace.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,7 +31,7 @@ static bool parse_arg(dv_arg_type type, const char *s, uint64_t *v)
         *v = dv_f32_bits(f);
         return !errno && end != s && !*end;
     }
-    return run_parse_u64(s, v);
+    return cli_parse_u64(s, v);
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -44,7 +43,7 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /* Fills a new GM buffer from spec; returns its address. */
-static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
+static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
 {
     dv_error err = {DV_OK, ""};
     uint8_t *bytes = NULL;
@@ -54,8 +53,8 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
     int used = 0;
     unsigned size = 0;
     if (strncmp(b->spec, "zeros:", 6) == 0) {
-        if (!run_parse_u64(b->spec + 6, &n) || n == 0)
-            return cli_usage_error("run", "--gm %s: zeros needs a byte count", b->name);
+        if (!cli_parse_u64(b->spec + 6, &n) || n == 0)
+            return cli_usage_error(cmd, "--gm %s: zeros needs a byte count", b->name);
     } else if (b->spec[0] == '@') {
         FILE *f = fopen(b->spec + 1, "rb");
         if (!f) {
@@ -82,13 +81,13 @@ static int make_buffer(dv_sim *sim, const run_binding *b, uint64_t *addr, uint64
                : strcmp(type, "s8") == 0                              ? 1
                                                                       : 0;
         if (!size)
-            return cli_usage_error("run", "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
+            return cli_usage_error(cmd, "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
                                    type);
         if (count > (1ull << 40))
-            return cli_usage_error("run", "--gm %s: count too large", b->name);
+            return cli_usage_error(cmd, "--gm %s: count too large", b->name);
         n = count * size;
     } else {
-        return cli_usage_error("run", "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
+        return cli_usage_error(cmd, "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
                                b->name, b->spec);
     }
     /* GM first: its capacity check comes before any large host-side fill. */
@@ -149,7 +148,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 {
     dv_error err = {DV_OK, ""};
     if (o->variant || o->dtype || o->shape || o->ninputs)
-        return cli_usage_error("run", "--variant, --dtype, --shape and --input are for operators, not %s",
+        return cli_usage_error(o->cmd, "--variant, --dtype, --shape and --input are for operators, not %s",
                                o->path);
     int rc = load_object(o->path, &o->incs, obj);
     if (rc)
@@ -166,17 +165,17 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
             for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
                 ;
             if (a == k->nargs)
-                return cli_usage_error("run", "kernel %s has no argument '%s'", k->name, list[i].name);
+                return cli_usage_error(o->cmd, "kernel %s has no argument '%s'", k->name, list[i].name);
             if ((k->args[a].type == DV_ARG_PTR) != (pass == 1))
-                return cli_usage_error("run", "argument '%s' is %s: give it with %s", list[i].name,
+                return cli_usage_error(o->cmd, "argument '%s' is %s: give it with %s", list[i].name,
                                        k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
                                        k->args[a].type == DV_ARG_PTR ? "--gm" : "--arg");
             uint64_t v;
             if (pass == 0) {
                 if (!parse_arg(k->args[a].type, list[i].spec, &v))
-                    return cli_usage_error("run", "--arg %s: '%s' is not a valid %s", list[i].name,
+                    return cli_usage_error(o->cmd, "--arg %s: '%s' is not a valid %s", list[i].name,
                                            list[i].spec, dv_arg_type_name(k->args[a].type));
-            } else if ((rc = make_buffer(sim, &list[i], &addr[a], &len[a])) != 0) {
+            } else if ((rc = make_buffer(o->cmd, sim, &list[i], &addr[a], &len[a])) != 0) {
                 return rc;
             } else {
                 v = addr[a];
@@ -187,7 +186,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
     }
     for (unsigned a = 0; a < k->nargs; a++)
         if (!bound[a])
-            return cli_usage_error("run", "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
+            return cli_usage_error(o->cmd, "kernel %s needs argument '%s' (%s)", k->name, k->args[a].name,
                                    k->args[a].type == DV_ARG_PTR ? "--gm NAME=SPEC" : "--arg NAME=VALUE");
     return 0;
 }
@@ -196,12 +195,12 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
 static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_request *req)
 {
     if (o->kernel || o->nargs || o->ngms)
-        return cli_usage_error("run",
+        return cli_usage_error(o->cmd,
                                "--kernel, --arg and --gm are for kernel objects; %s is an operator "
                                "(use --shape, --dtype, --variant)",
                                op->name);
     if (o->ninputs > DV_OPR_MAX_INPUTS)
-        return cli_usage_error("run", "at most %d --input options", DV_OPR_MAX_INPUTS);
+        return cli_usage_error(o->cmd, "at most %d --input options", DV_OPR_MAX_INPUTS);
     *req = (dv_opr_request){.variant = o->variant,
                             .dtype = o->dtype,
                             .shape = o->shape,
@@ -215,8 +214,11 @@ static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_req
     return 0;
 }
 
-static void print_operator(const dv_opr_run *r, const dv_run_result *res)
+/* What the job (dv_opjob_run) found: its totals and roofline, its check. */
+static void print_operator(const dv_opjob_result *jr)
 {
+    const dv_opr_run *r = jr->run;
+    const dv_run_result *res = &jr->res;
     const dv_operator *op = r->op;
     printf("operator %s, variant %s, dtype %s, shape ", op->name, dv_opr_variant(r), dv_opr_dtype(r));
     for (unsigned i = 0; op->params[i].name; i++)
@@ -233,8 +235,7 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
             "check: FAIL, %llu of %llu elements outside the tolerance (%s); first: %s; max abs error %.3g\n",
             (unsigned long long)c->mismatches, (unsigned long long)c->compared, c->tolerance, c->first_bad,
             c->max_abs);
-    dv_opr_launch sum;
-    dv_opr_totals(r, &sum);
+    const dv_opr_launch *sum = &jr->total;
     if (r->nlaunched > 1) {
         printf("launches:");
         for (unsigned i = 0; i < r->nlaunched; i++)
@@ -243,16 +244,15 @@ static void print_operator(const dv_opr_run *r, const dv_run_result *res)
         printf("\n");
     }
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
-           sum.kernel, (unsigned long long)sum.cycles, (unsigned long long)sum.launch_cycles,
-           (unsigned long long)(sum.gm_read + sum.gm_write), (unsigned long long)sum.gm_read,
-           (unsigned long long)sum.gm_write);
-    dv_opr_roofline rl;
-    dv_opr_roofline_of(r, res, &rl);
+           sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
+           (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
+           (unsigned long long)sum->gm_write);
+    const dv_opr_roofline *rl = &jr->roof;
     printf("operator roofline on %u core%s: cube %.0f, vector %.0f, %s %.0f, %s %.0f, HBM %.0f cycles;\n"
            "  bound by %s at %.0f cycles, achieved %.1f%% of it\n\n",
-           res->ncores, res->ncores == 1 ? "" : "s", rl.cube_cycles, rl.vec_cycles,
-           dv_path_name(r->work.read_path), rl.read_cycles, dv_path_name(r->work.write_path), rl.write_cycles,
-           rl.hbm_cycles, rl.bound_by, rl.bound_cycles, 100.0 * rl.achieved);
+           res->ncores, res->ncores == 1 ? "" : "s", rl->cube_cycles, rl->vec_cycles,
+           dv_path_name(r->work.read_path), rl->read_cycles, dv_path_name(r->work.write_path),
+           rl->write_cycles, rl->hbm_cycles, rl->bound_by, rl->bound_cycles, 100.0 * rl->achieved);
 }
 
 static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_config *cfg)
@@ -292,7 +292,7 @@ static int write_dumps(const run_opts *o, dv_sim *sim, const dv_opr_run *opr, co
                     a = addr[j], n = len[j];
         }
         if (!n)
-            return cli_usage_error("run", "--dump %s: not %s", o->dumps[i].name,
+            return cli_usage_error(o->cmd, "--dump %s: not %s", o->dumps[i].name,
                                    opr ? "a tensor of the operator" : "a GM argument given with --gm");
         dv_access_fault f;
         if (cli_write_file(o->dumps[i].spec, dv_gm_span(dv_sim_gm(sim), a, n, &f), n, &err) != DV_OK)
@@ -343,21 +343,19 @@ static void log_line(void *user, dv_log_cat cat, dv_log_level level, const char 
 static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
 {
     run_opts *o = rs->o;
-    const char *cmd = rs->hooks ? rs->hooks->cmd : "run";
+    const char *cmd = o->cmd;
     int rc;
     if (o->log) {
         for (int c = 0; c < DV_LOG_CAT_COUNT; c++)
             dv_sim_set_log_level(sim, (dv_log_cat)c, o->log_level[c]);
         dv_sim_set_log(sim, log_line, NULL);
     }
-    if (o->pmu && (rc = run_pmu_setup(&rs->pc, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
+    if (o->pmu && (rc = run_pmu_setup(&rs->pc, cmd, sim, o->pmu, o->pmu_period, o->pmu_ring, o->outdir)) != 0)
         return rc;
     if (opr && opr->launches > 1 && o->pmu)
         return cli_usage_error(cmd, "--pmu follows one launch; %s runs %u (variant %s)", opr->op->name,
                                opr->launches, dv_opr_variant(opr));
     run_title(o, opr, sim, rs->title, sizeof rs->title);
-    if (rs->hooks && o->trace.path)
-        return cli_usage_error(cmd, "the window replaces the trace: use dvsim run --trace");
     if (opr && opr->launches > 1 &&
         (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
         return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
@@ -365,10 +363,8 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
                                dv_opr_variant(opr));
     if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
         return rc;
-    if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0) {
-        run_trace_end(&rs->rt, NULL, true);
+    if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
         return rc;
-    }
     return 0;
 }
 
@@ -379,13 +375,15 @@ static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
     return rs->rc ? dv_error_set(err, DV_ERR_USAGE, "(reported)") : DV_OK;
 }
 
-/* After the run: the trace, the window, the report, the files.  stats are
- * the run's statistics (an operator's with its op.* figures). */
-static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_run_result *res,
+/* After the run: the trace, the window, the report, the files.  jr is an
+ * operator's job (NULL for a kernel); stats are the run's statistics (an
+ * operator's with its op.* figures). */
+static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const dv_run_result *res,
                   const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr,
                   const uint64_t *len)
 {
     run_opts *o = rs->o;
+    const dv_opr_run *opr = jr ? jr->run : NULL;
     int rc;
     if ((rc = run_trace_end(&rs->rt, res, o->json)) != 0)
         return rc;
@@ -399,8 +397,8 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
     if (o->json)
         fputs(js.data, stdout);
     else {
-        if (opr)
-            print_operator(opr, res);
+        if (jr)
+            print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
     }
     if (o->outdir)
@@ -419,12 +417,12 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
         /* the window was closed (or its frames were drawn): a normal end */
         fprintf(stderr, "dvsim %s: %s\n", rs->hooks->cmd, res->message);
     } else if (res->stop != DV_STOP_DONE) {
-        fprintf(stderr, "dvsim run: %s: %s\n", dv_stop_name(res->stop), res->message);
+        fprintf(stderr, "dvsim %s: %s: %s\n", o->cmd, dv_stop_name(res->stop), res->message);
         if (!rc)
             rc = res->stop == DV_STOP_INTERRUPTED ? 130 : 1;
     } else if (opr && opr->check.mismatches) {
-        fprintf(stderr, "dvsim run %s: the outputs do not match the reference (%llu of %llu elements)\n",
-                opr->op->name, (unsigned long long)opr->check.mismatches,
+        fprintf(stderr, "dvsim %s %s: the outputs do not match the reference (%llu of %llu elements)\n",
+                o->cmd, opr->op->name, (unsigned long long)opr->check.mismatches,
                 (unsigned long long)opr->check.compared);
         if (!rc)
             rc = 1;
@@ -432,8 +430,11 @@ static int report(run_state *rs, dv_sim *sim, const dv_opr_run *opr, const dv_ru
     return rc;
 }
 
+/* On every path after attach(), whatever it got to: a trace that report()
+ * did not complete is removed, and Ctrl-C is restored. */
 static void detach(run_state *rs, dv_sim *sim)
 {
+    run_trace_end(&rs->rt, NULL, true);
     if (rs->pc.perf) {
         dv_samples_close(rs->pc.w, NULL);
         dv_sim_perf_close(sim, rs->pc.perf);
@@ -458,14 +459,13 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
         if (rs->rc)
             rc = rs->rc;
         else if (!jr.run) {
-            fprintf(stderr, "dvsim run %s: %s\n", op->name, err.msg);
+            fprintf(stderr, "dvsim %s %s: %s\n", rs->o->cmd, op->name, err.msg);
             rc = dv_status_exit_code(err.status);
         } else {
-            run_trace_end(&rs->rt, NULL, true);
             rc = cli_fail(&err);
         }
     } else {
-        rc = report(rs, dv_opr_sim(jr.run), jr.run, &jr.res, &jr.stats, cfg, NULL, NULL);
+        rc = report(rs, dv_opr_sim(jr.run), &jr, &jr.res, &jr.stats, cfg, NULL, NULL);
     }
     if (jr.run)
         detach(rs, dv_opr_sim(jr.run));
@@ -479,7 +479,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     run_opts *o = rs->o;
     struct stat sb;
     if (!strchr(o->path, '/') && !strchr(o->path, '.') && stat(o->path, &sb) != 0 && *o->path)
-        return cli_usage_error("run", "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
+        return cli_usage_error(o->cmd, "'%s' is neither an operator (dvsim ops lists them) nor a kernel file",
                                o->path);
     dv_error err = {DV_OK, ""};
     dv_sim *sim = dv_sim_create(cfg, o->data, &err);
@@ -494,7 +494,6 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
         dv_run_result res;
         dv_stat_list stats;
         if (dv_sim_run(sim, o->max_cycles, &res, &err) != DV_OK) {
-            run_trace_end(&rs->rt, NULL, true);
             rc = cli_fail(&err);
         } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
             rc = cli_fail(&err);

@@ -3,10 +3,10 @@
  * viz options below are read by dvsim run's parser with them
  * (cli_run_hooks), in any order. */
 #include "cli.h"
-#include "run_trace.h"
+#include "run_opts.h"
 
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,17 +46,6 @@ void cmd_viz_help(FILE *out)
 }
 
 #ifdef DVSIM_HAVE_VIZ
-
-static bool num(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-')
-        return false;
-    *v = x;
-    return true;
-}
 
 typedef struct viz_run {
     dv_viz_options o;
@@ -119,7 +108,9 @@ static const struct option viz_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* The options with a count: --core may be 0, the others not. */
+/* The options with a count: --core may be 0, the others not.  Each is
+ * bounded by its field: --frames and --core are unsigned, the cycle counts
+ * 64-bit (2^40 leaves the view's arithmetic room). */
 static int count_option(viz_run *vr, int code, const char *v)
 {
     uint64_t n;
@@ -128,7 +119,8 @@ static int count_option(viz_run *vr, int code, const char *v)
                        : code == OPT_CORE             ? "--core"
                        : code == OPT_SPAN             ? "--span"
                                                       : "--period";
-    if (!num(v, &n) || (n == 0 && code != OPT_CORE) || n > (1ull << 40))
+    uint64_t max = code == OPT_FRAMES || code == OPT_CORE ? UINT_MAX : 1ull << 40;
+    if (!cli_parse_u64(v, &n) || (n == 0 && code != OPT_CORE) || n > max)
         return cli_usage_error("viz", "%s needs a %snumber, not '%s'", name,
                                code == OPT_CORE ? "" : "positive ", v);
     if (code == OPT_FRAMES)
@@ -157,7 +149,9 @@ static int option(void *user, int code, const char *v)
     case OPT_SIZE: {
         unsigned w, h;
         char x;
-        if (sscanf(v, "%u%c%u", &w, &x, &h) != 3 || x != 'x' || w < 320 || h < 200 || w > 8192 || h > 8192)
+        int used = 0;
+        if (sscanf(v, "%u%c%u%n", &w, &x, &h, &used) != 3 || v[used] || x != 'x' || w < 320 || h < 200 ||
+            w > 8192 || h > 8192)
             return cli_usage_error("viz", "--size needs WxH from 320x200 to 8192x8192, not '%s'", v);
         vr->o.width = w, vr->o.height = h;
         return 0;
@@ -180,11 +174,13 @@ static int option(void *user, int code, const char *v)
     }
 }
 
-static int parsed(void *user)
+static int parsed(void *user, const run_opts *o)
 {
     const viz_run *vr = user;
     if (!vr->o.headless && (vr->o.png || vr->o.frames || vr->o.hover_x >= 0 || vr->o.keys))
         return cli_usage_error("viz", "--png, --frames, --hover and --keys are for --headless");
+    if (o->trace.path || o->trace_out)
+        return cli_usage_error("viz", "the window replaces the trace: use dvsim run --trace");
     return 0;
 }
 

@@ -60,8 +60,8 @@ int main(int argc, char **argv)
     int c;
     while ((c = cli_getopt_next(&g)) != -1 && c != CLI_ARG) {
         switch (c) {
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("dvsim %s\n", DVSIM_VERSION); return 0;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("dvsim %s\n", DVSIM_VERSION); return cli_stdout_done();
         default: return EXIT_USAGE;
         }
     }
@@ -77,16 +77,18 @@ int main(int argc, char **argv)
             cmd->help(stdout);
         else
             usage(stdout);
-        return 0;
+        return cli_stdout_done();
     }
     if (strcmp(name, "version") == 0) {
         printf("dvsim %s\n", DVSIM_VERSION);
-        return 0;
+        return cli_stdout_done();
     }
     const cli_command *cmd = find(name);
     if (!cmd) {
         fprintf(stderr, "dvsim: unknown command '%s' (see 'dvsim --help')\n", name);
         return EXIT_USAGE;
     }
-    return cmd->run(argc - first, argv + first);
+    /* what the command printed is checked here, once for every command */
+    int rc = cmd->run(argc - first, argv + first);
+    return rc ? rc : cli_stdout_done();
 }

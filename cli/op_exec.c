@@ -60,8 +60,6 @@ void op_exec(const op_spec *s, op_outcome *o)
         o->macs = r.macs;
         o->checked = r.checked;
         o->passed = r.passed;
-        o->max_abs = r.run->check.max_abs;
-        o->max_rel = r.run->check.max_rel;
         o->host_seconds = r.sim_seconds;
         if (o->checked && !o->passed)
             fail(o, 1, r.run->check.first_bad[0] ? r.run->check.first_bad : "no output compared");

@@ -12,6 +12,9 @@ typedef struct op_spec {
     bool no_check;   /* skip the reference check (bench: its time is not the simulator's) */
 } op_spec;
 
+/* The figures of a dv_opjob_result, copied out of it: the result points
+ * into its run (memories, statistics, the stop message), which op_exec
+ * frees, while regress keeps an outcome per entry. */
 typedef struct op_outcome {
     int rc; /* 0, or the exit code of the failure described in msg */
     char msg[256];
@@ -21,7 +24,6 @@ typedef struct op_outcome {
     uint64_t insns;                     /* instructions executed, every pipe of every core */
     uint64_t macs;                      /* Cube MACs */
     bool checked, passed;
-    double max_abs, max_rel;
     double host_seconds; /* wall time of the simulation (dv_sim_run) alone */
 } op_outcome;
 

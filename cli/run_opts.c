@@ -91,7 +91,10 @@ enum {
     OPT_METRICS,
     OPT_LOG,
     OPT_TRACE_OUT,
+    OPT_RUN_END /* not an option: the first code past dvsim run's */
 };
+_Static_assert((int)OPT_RUN_END <= (int)CLI_OPT_TRACE,
+               "dvsim run's option codes run into the trace options' (cli.h)");
 
 static const struct option run_options[] = {
     {"variant", required_argument, NULL, OPT_VARIANT},
@@ -121,18 +124,7 @@ static const struct option run_options[] = {
     {"include", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
 };
-enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0], MAX_OPTIONS = 64 };
-
-bool run_parse_u64(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return false;
-    *v = x;
-    return true;
-}
+enum { NRUN_OPTIONS = sizeof run_options / sizeof run_options[0] };
 
 static int add_binding(const char *cmd, const char *opt, char *kv, run_binding *list, int *count)
 {
@@ -198,21 +190,21 @@ static int number_option(const char *cmd, run_opts *o, int code, const char *v)
 {
     switch (code) {
     case OPT_SEED:
-        return run_parse_u64(v, &o->seed) ? 0 : cli_usage_error(cmd, "--seed needs a number, not '%s'", v);
+        return cli_parse_u64(v, &o->seed) ? 0 : cli_usage_error(cmd, "--seed needs a number, not '%s'", v);
     case OPT_BLOCKS:
-        if (!run_parse_u64(v, &o->blocks) || o->blocks == 0 || o->blocks > 65535)
+        if (!cli_parse_u64(v, &o->blocks) || o->blocks == 0 || o->blocks > 65535)
             return cli_usage_error(cmd, "--blocks needs a number from 1 to 65535, not '%s'", v);
         return 0;
     case OPT_MAX_CYCLES:
-        return run_parse_u64(v, &o->max_cycles)
+        return cli_parse_u64(v, &o->max_cycles)
                    ? 0
                    : cli_usage_error(cmd, "--max-cycles needs a number, not '%s'", v);
     case OPT_PMU_PERIOD:
-        if (!run_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
+        if (!cli_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
             return cli_usage_error(cmd, "--pmu-period needs a positive number of cycles, not '%s'", v);
         return 0;
     case OPT_PMU_RING:
-        if (!run_parse_u64(v, &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
+        if (!cli_parse_u64(v, &o->pmu_ring) || o->pmu_ring == 0 || o->pmu_ring > 1000000)
             return cli_usage_error(cmd, "--pmu-ring needs 1 to 1000000 records, not '%s'", v);
         return 0;
     default: return -1;
@@ -269,8 +261,8 @@ static int run_option(const char *cmd, run_opts *o, int code, char *v)
     }
 }
 
-/* What the options say together. */
-static int check_opts(const char *cmd, run_opts *o)
+/* What the options say together: the command line alone, nothing created. */
+static int check_opts(const char *cmd, const run_opts *o)
 {
     if (!o->path)
         return cli_usage_error(cmd, "no operator or kernel given (dvsim ops lists the operators)");
@@ -278,12 +270,23 @@ static int check_opts(const char *cmd, run_opts *o)
         return cli_usage_error(cmd, "--chip and --config both name a chip; use one");
     if (o->pmu_period && !o->pmu)
         return cli_usage_error(cmd, "--pmu-period needs --pmu EVENT,...");
+    if (o->pmu_period && !o->outdir)
+        return cli_usage_error(cmd, "--pmu-period writes DIR/pmu.samples.gz: give --out DIR");
+    bool traced = o->trace.path || o->trace_out;
+    if (!traced && (o->trace.w0 || o->trace.w1 || o->trace.period))
+        return cli_usage_error(cmd, "--trace-window and --trace-period need --trace FILE");
+    if (o->trace_out && !o->outdir)
+        return cli_usage_error(cmd, "--trace-out writes DIR/trace.json.gz: give --out DIR");
+    if (o->trace_out && o->trace.path)
+        return cli_usage_error(cmd, "--trace FILE and --trace-out both name the trace; use one");
+    return 0;
+}
+
+/* --trace-out: DIR of --out DIR is made now, for the trace's file. */
+static int trace_out(run_opts *o)
+{
     if (!o->trace_out)
         return 0;
-    if (!o->outdir)
-        return cli_usage_error(cmd, "--trace-out writes DIR/trace.json.gz: give --out DIR");
-    if (o->trace.path)
-        return cli_usage_error(cmd, "--trace FILE and --trace-out both name the trace; use one");
     if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "dvsim: %s: cannot create: %s\n", o->outdir, strerror(errno));
         return 74;
@@ -293,28 +296,29 @@ static int check_opts(const char *cmd, run_opts *o)
     return 0;
 }
 
-/* dvsim run's options, then the hooks' ones: one table, so that getopt
- * sees every option (and resolves abbreviations over all of them). */
-static void option_table(const cli_run_hooks *hooks, struct option *all)
+/* dvsim run's options, then every one of the hooks': one table, so that
+ * getopt sees every option (and resolves abbreviations over all of them).
+ * NULL if memory ran out. */
+static struct option *option_table(const cli_run_hooks *hooks)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < NRUN_OPTIONS; i++)
-        all[n++] = run_options[i];
-    for (const struct option *h = hooks ? hooks->options : NULL; h && h->name && n + 1 < MAX_OPTIONS; h++)
-        all[n++] = *h;
-    all[n] = (struct option){NULL, 0, NULL, 0};
+    size_t nhook = 0;
+    for (const struct option *h = hooks ? hooks->options : NULL; h && h->name; h++)
+        nhook++;
+    struct option *all = malloc((NRUN_OPTIONS + nhook + 1) * sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, run_options, sizeof run_options);
+    if (nhook)
+        memcpy(all + NRUN_OPTIONS, hooks->options, nhook * sizeof *all);
+    all[NRUN_OPTIONS + nhook] = (struct option){NULL, 0, NULL, 0};
+    return all;
 }
 
-int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o)
+/* The options and the operand, through the table all. */
+static int parse_args(int argc, char **argv, const cli_run_hooks *hooks, const struct option *all,
+                      run_opts *o)
 {
-    const char *cmd = hooks ? hooks->cmd : "run";
-    memset(o, 0, sizeof *o);
-    o->max_cycles = DEFAULT_MAX_CYCLES;
-    o->pmu_ring = 4096;
-    o->seed = 1;
-    o->data = true;
-    struct option all[MAX_OPTIONS];
-    option_table(hooks, all);
+    const char *cmd = o->cmd;
     cli_getopt g;
     cli_getopt_init(&g, cmd, argc, argv, "hI:", all, false);
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
@@ -336,6 +340,29 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
             return rc < 0 ? cli_usage_error(cmd, "internal: option %d has no handler", c) : rc;
         }
     }
-    int rc = hooks && hooks->parsed ? hooks->parsed(hooks->user) : 0;
-    return rc ? rc : check_opts(cmd, o);
+    return 0;
+}
+
+int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *o)
+{
+    const char *cmd = hooks ? hooks->cmd : "run";
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->max_cycles = DEFAULT_MAX_CYCLES;
+    o->pmu_ring = 4096;
+    o->seed = 1;
+    o->data = true;
+    struct option *all = option_table(hooks);
+    if (!all) {
+        fprintf(stderr, "dvsim %s: out of memory\n", cmd);
+        return 70;
+    }
+    int rc = parse_args(argc, argv, hooks, all, o);
+    free(all);
+    if (rc)
+        return rc;
+    rc = check_opts(cmd, o);
+    if (!rc && hooks && hooks->parsed)
+        rc = hooks->parsed(hooks->user, o);
+    return rc ? rc : trace_out(o);
 }

@@ -138,9 +138,10 @@ static void drain(dv_perf *p, void *user)
         pc->write_err = dv_samples_flush(pc->w, NULL);
 }
 
-int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
+int run_pmu_setup(pmu_ctx *pc, const char *cmd, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
                   const char *outdir)
 {
+    pc->cmd = cmd;
     char *copy = strdup(list);
     const char *names[DV_SAMPLE_MAX_EVENTS];
     unsigned n = 0;
@@ -148,7 +149,7 @@ int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, u
     for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
         if (n == DV_SAMPLE_MAX_EVENTS) {
             free(copy);
-            return cli_usage_error("run", "--pmu: at most %d events", DV_SAMPLE_MAX_EVENTS);
+            return cli_usage_error(cmd, "--pmu: at most %d events", DV_SAMPLE_MAX_EVENTS);
         }
         names[n++] = t;
     }
@@ -156,13 +157,9 @@ int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, u
     pc->perf = n ? dv_sim_perf_open(sim, names, n, -1, &err) : NULL;
     if (!pc->perf) {
         free(copy);
-        return cli_usage_error("run", "--pmu: %s", n ? err.msg : "no events given");
+        return cli_usage_error(cmd, "--pmu: %s", n ? err.msg : "no events given");
     }
     if (period) {
-        if (!outdir) {
-            free(copy);
-            return cli_usage_error("run", "--pmu-period writes DIR/pmu.samples.gz: give --out DIR");
-        }
         char path[4096];
         mkdir(outdir, 0777);
         snprintf(path, sizeof path, "%s/pmu.samples.gz", outdir);
@@ -214,7 +211,8 @@ int run_pmu_finish(pmu_ctx *pc, bool json)
     dv_status st = dv_samples_close(pc->w, &err);
     pc->w = NULL;
     if (pc->write_err != DV_OK || st != DV_OK) {
-        fprintf(stderr, "dvsim run: writing the PMU samples failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
+        fprintf(stderr, "dvsim %s: writing the PMU samples failed%s%s\n", pc->cmd, err.msg[0] ? ": " : "",
+                err.msg);
         return 74;
     }
     return 0;

@@ -18,13 +18,17 @@ void run_print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned gro
 
 /* --pmu: host-side counters over the run, optional sampling to a file. */
 typedef struct pmu_ctx {
+    const char *cmd; /* for messages */
     dv_perf *perf;
     dv_sample_writer *w;
     uint64_t written;
     dv_status write_err;
 } pmu_ctx;
 
-int run_pmu_setup(pmu_ctx *pc, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
+/* Opens the events of list (comma-separated) on sim and, with a period,
+ * samples them into outdir/pmu.samples.gz (outdir given: run_opts_parse
+ * checks).  cmd names the command in messages.  Returns an exit code. */
+int run_pmu_setup(pmu_ctx *pc, const char *cmd, dv_sim *sim, const char *list, uint64_t period, uint64_t ring,
                   const char *outdir);
 int run_pmu_finish(pmu_ctx *pc, bool json);
 

@@ -4,11 +4,8 @@
 
 #include "cli.h"
 
-#include <errno.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifndef DVSIM_VERSION
 #define DVSIM_VERSION "unknown"
@@ -35,20 +32,15 @@ void run_trace_help(FILE *out)
           out);
 }
 
-static bool parse_num(const char *s, size_t n, uint64_t *v)
+/* The n characters at s as a number (cli_parse_u64): START of START:END. */
+static bool parse_part(const char *s, size_t n, uint64_t *v)
 {
     char tmp[32];
-    if (n == 0 || n >= sizeof tmp)
+    if (n >= sizeof tmp)
         return false;
     memcpy(tmp, s, n);
     tmp[n] = '\0';
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(tmp, &end, 10);
-    if (errno || *end || tmp[0] == '-')
-        return false;
-    *v = x;
-    return true;
+    return cli_parse_u64(tmp, v);
 }
 
 int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o)
@@ -62,19 +54,22 @@ int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o
     case RUN_TRACE_OPT_WINDOW: {
         const char *colon = strchr(v, ':');
         o->w1 = 0;
-        if (!colon || !parse_num(v, (size_t)(colon - v), &o->w0) ||
-            (colon[1] && !parse_num(colon + 1, strlen(colon + 1), &o->w1)) || (o->w1 && o->w1 <= o->w0))
+        if (!colon || !parse_part(v, (size_t)(colon - v), &o->w0) ||
+            (colon[1] && !cli_parse_u64(colon + 1, &o->w1)) || (o->w1 && o->w1 <= o->w0))
             return cli_usage_error(cmd, "--trace-window needs START:END in cycles with END > START, not '%s'",
                                    v);
         return 0;
     }
     case RUN_TRACE_OPT_PERIOD:
-        if (!parse_num(v, strlen(v), &o->period) || o->period == 0)
+        if (!cli_parse_u64(v, &o->period) || o->period == 0)
             return cli_usage_error(cmd, "--trace-period needs a positive number of cycles, not '%s'", v);
         return 0;
     default: return -1;
     }
 }
+
+_Static_assert((int)RUN_TRACE_OPT_PERIOD < (int)CLI_OPT_HOOK,
+               "the trace options' codes run into the hooks' (cli.h)");
 
 bool run_trace_sigint(void)
 {
@@ -85,8 +80,6 @@ int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const c
 {
     memset(rt, 0, sizeof *rt);
     rt->started = cli_now();
-    if (!o->path && (o->w0 || o->w1 || o->period))
-        return cli_usage_error("run", "--trace-window and --trace-period need --trace FILE");
     /* Ctrl-C from here on stops the run at its next event (before the trace
      * file exists, so that a file that exists is always completed). */
     interrupted = 0;

@@ -1,7 +1,7 @@
 /* run_trace.h - what dvsim run adds around the simulation: --trace (a
- * Chrome trace written as the run goes), Ctrl-C (stop at the next event,
- * finish the outputs, exit 130) and the hooks through which dvsim viz takes
- * over the run.  docs/trace-and-viz.md describes the options. */
+ * Chrome trace written as the run goes) and Ctrl-C (stop at the next event,
+ * finish the outputs, exit 130).  docs/trace-and-viz.md describes the
+ * options. */
 #ifndef DV_RUN_TRACE_H
 #define DV_RUN_TRACE_H
 
@@ -9,7 +9,7 @@
 #include "dv_sim.h"
 #include "dv_tjson.h"
 
-#include <getopt.h>
+#include <getopt.h> /* RUN_TRACE_OPTIONS */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,22 +35,6 @@ enum { RUN_TRACE_OPT = CLI_OPT_TRACE, RUN_TRACE_OPT_WINDOW, RUN_TRACE_OPT_PERIOD
 int run_trace_option(const char *cmd, int code, const char *value, run_trace_opts *o);
 void run_trace_help(FILE *out);
 
-/* dvsim viz: its own options, read by dvsim run's parser with dvsim run's
- * (so that getopt knows every option of the command line and which take a
- * value, wherever they stand); called with the prepared simulation before
- * the run (it sets a pacer, dv_sim_set_pacer) and after it (the window stays
- * until closed). */
-typedef struct cli_run_hooks {
-    const char *cmd;              /* "viz": for messages */
-    const struct option *options; /* its long options ({NULL} ends them), values from CLI_OPT_HOOK */
-    int (*option)(void *user, int code, const char *value); /* one of them: 0 or an exit code */
-    int (*parsed)(void *user);                              /* after the command line: 0 or an exit code */
-    void (*help)(FILE *out);                                /* -h, --help */
-    int (*before)(void *user, dv_sim *sim, const char *title);
-    int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
-    void *user;
-} cli_run_hooks;
-
 typedef struct run_trace {
     dv_tjson *tj;
     const char *path;
@@ -60,7 +44,8 @@ typedef struct run_trace {
 
 /* Before the run: opens the trace (if asked) and attaches it to sim, and
  * arranges for Ctrl-C to interrupt sim.  title says what runs.  Returns an
- * exit code (0 ok). */
+ * exit code (0 ok).  The options' own checks (a window or a period without
+ * a trace) are run_opts_parse's. */
 int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const char *title);
 /* True if Ctrl-C interrupted the last run. */
 bool run_trace_sigint(void);

@@ -1,8 +1,8 @@
 /* dv_viz.h - dvsim viz: the live window (or headless PNG frames) of a run.
  *
- * The front end records the run through the tracing hooks (dv_trace.h)
- * and takes over between slices of simulated time through the pacer of
- * dv_sim.h: each frame the simulation advances a bounded number of cycles
+ * The front end records the run through the simulator's hooks
+ * (dv_hooks.h, added with dv_sim_add_hooks) and takes over between slices
+ * of simulated time through their pace member: each frame the simulation advances a bounded number of cycles
  * (and, in a window, at most budget_ms of host time), then the view is
  * drawn from what was recorded (viz_draw.h).  The simulation never depends
  * on frame timing: pausing, stepping and the speed change only when the
@@ -42,7 +42,7 @@ typedef struct dv_viz dv_viz;
 
 /* Opens the window (or the headless surface). */
 dv_viz *dv_viz_create(const dv_viz_options *o, dv_error *err);
-/* Attaches to a simulation before its run (sets its trace sink and pacer). */
+/* Attaches to a simulation before its run (adds its hooks, the pacing one). */
 dv_status dv_viz_attach(dv_viz *v, dv_sim *sim, const char *title, dv_error *err);
 /* After the run: a window shows the end until it is closed (unless the run
  * was stopped from it); headless draws the final frame and writes the PNG.

@@ -354,8 +354,6 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
     snprintf(cap, sizeof cap, "%s, block %llu: cycles %s - %s%s;  graphs below: windows of %llu cycles",
              label, (unsigned long long)vc->block, a, b, v->follow ? "" : " (panned; f follows)",
              (unsigned long long)m->period);
-    int y = l->tl_y + l->lane_h * DV_LANES + l->lh + 4 * l->k;
-    (void)y;
     viz_text(c, l->tl_x + 4 * l->k, l->tl_y + l->lane_h * DV_LANES + 3 * l->k, l->plot_x - 2 * l->k, "cycles",
              C_DIM);
     viz_text(c, l->tl_x, l->tl_y - l->lh - 3 * l->k, l->plot_x + l->plot_w, cap, C_TEXT);

@@ -1,5 +1,5 @@
 /* viz_model.h - what the window shows, gathered from the tracing hooks
- * (dv_trace.h) as the simulation runs.  No SDL here.
+ * (dv_hooks.h) as the simulation runs.  No SDL here.
  *
  * Per core and lane (the pipes, then FLOWCTRL for the Scalar unit's stalls)
  * a ring of the latest slices; per core a ring of set->wait flows and a

@@ -1,15 +1,21 @@
 /* expect_exit.c - runs a command and checks its exit code and output.
  *
  * usage: expect_exit CODE [--stderr-lines N] [--stderr-has TEXT]... [--stdout-has TEXT]...
- *                    [--stdout-json] [--json-has POINTER=VALUE]... -- CMD ARGS...
+ *                    [--stdout-json] [--json-has POINTER=VALUE]... [--stdout-to FILE] [--absent PATH]...
+ *                    -- CMD ARGS...
  *
  * Used by the CLI tests: dvsim must answer bad input with the documented exit
  * code and exactly one line on stderr, never a crash.  --stdout-json: stdout
  * is one JSON document (cJSON parses it); --json-has: the value at POINTER
  * (RFC 6901, "/0/name"; a "*" step matches any member or element) equals
  * VALUE (a string, a number compared as a number, true, false or null) for
- * at least one match.  They check the data, not how it is laid out. */
+ * at least one match.  They check the data, not how it is laid out.
+ * --stdout-to: the command's stdout goes to FILE instead (/dev/full: how it
+ * answers a failed write), and is not checked.  --absent: PATH does not
+ * exist after the command (an error found before anything was created); a
+ * file or an empty folder there beforehand is removed first. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,9 +101,10 @@ static bool json_has(const cJSON *node, const char *ptr, const char *want)
 typedef struct checks {
     int want;
     long want_lines;
-    const char *err_has[8], *out_has[8], *json_has[8];
-    int n_err, n_out, n_json;
+    const char *err_has[8], *out_has[8], *json_has[8], *absent[8];
+    int n_err, n_out, n_json, n_absent;
     bool json;
+    const char *stdout_to;
 } checks;
 
 /* The checks before "--"; returns the index of the command, or 0. */
@@ -117,6 +124,10 @@ static int parse_checks(int argc, char **argv, checks *c)
             c->json_has[c->n_json++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-json") == 0)
             c->json = true;
+        else if (strcmp(argv[i], "--absent") == 0 && i + 1 < argc && c->n_absent < 8)
+            c->absent[c->n_absent++] = argv[++i];
+        else if (strcmp(argv[i], "--stdout-to") == 0 && i + 1 < argc)
+            c->stdout_to = argv[++i];
         else {
             fprintf(stderr, "expect_exit: bad option %s\n", argv[i]);
             return 0;
@@ -200,6 +211,12 @@ static int check(const checks *c, int status, const char *out, const char *err, 
             fails++;
         }
     }
+    for (int k = 0; k < c->n_absent; k++) {
+        if (access(c->absent[k], F_OK) == 0) {
+            printf("FAIL: %s exists\n", c->absent[k]);
+            fails++;
+        }
+    }
     return fails + check_json(c, out);
 }
 
@@ -221,8 +238,21 @@ int main(int argc, char **argv)
     }
     unlink(out_tmpl);
     unlink(err_tmpl);
+    int to_fd = c.stdout_to ? open(c.stdout_to, O_WRONLY | O_CREAT | O_TRUNC, 0666) : out_fd;
+    if (to_fd < 0) {
+        perror(c.stdout_to);
+        return 2;
+    }
+    for (int k = 0; k < c.n_absent; k++)
+        if (remove(c.absent[k]) != 0 && access(c.absent[k], F_OK) == 0) {
+            perror(c.absent[k]);
+            return 2;
+        }
     int status;
-    if (!run(argv + cmd, out_fd, err_fd, &status))
+    bool ran = run(argv + cmd, to_fd, err_fd, &status);
+    if (c.stdout_to)
+        close(to_fd);
+    if (!ran)
         return 2;
     size_t out_len, err_len;
     lseek(out_fd, 0, SEEK_SET);

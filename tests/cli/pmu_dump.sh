@@ -9,6 +9,11 @@ rm -rf "$work"
     > /dev/null
 "$dvsim" pmu-dump "$work/pmu.samples.gz" --json > "$work/samples.json"
 "$dvsim" pmu-dump "$work/pmu.samples.gz" --csv > "$work/samples.csv"
+for fmt in --json --csv; do  # a failed write to stdout is an I/O error
+    rc=0
+    "$dvsim" pmu-dump "$work/pmu.samples.gz" $fmt > /dev/full 2> "$work/full.err" || rc=$?
+    [ "$rc" = 74 ] || { cat "$work/full.err"; echo "FAIL: pmu-dump $fmt to a full disk exits $rc, not 74"; exit 1; }
+done
 python3 - "$work/samples.json" "$work/samples.csv" <<'PY'
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))

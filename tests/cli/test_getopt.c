@@ -2,7 +2,8 @@
  * cli/cli.h): both forms of a value, options and positional arguments in
  * any order (also under POSIXLY_CORRECT), "--", the top level's in-order
  * mode, and a clean start for every parse in one process, also after one
- * that stopped in the middle of a cluster of short options. */
+ * that stopped in the middle of a cluster of short options; and the
+ * command line's number parser (cli_parse_u64). */
 #include "cli.h"
 #include "dv_test_main.h"
 
@@ -89,6 +90,41 @@ START_TEST(test_in_order)
 }
 END_TEST
 
+/* The one number parser of the command line: decimal or 0x hex, nothing else. */
+START_TEST(test_parse_u64)
+{
+    static const struct {
+        const char *s;
+        bool ok;
+        uint64_t v;
+    } cases[] = {
+        {"0", true, 0},
+        {"42", true, 42},
+        {"010", true, 10}, /* not octal */
+        {"0x1f", true, 31},
+        {"0XfF", true, 255},
+        {"18446744073709551615", true, UINT64_MAX},
+        {"18446744073709551616", false, 0},
+        {"", false, 0},
+        {"0x", false, 0},
+        {"0x0x5", false, 0},
+        {"-1", false, 0},
+        {" -1", false, 0}, /* strtoull would skip the space and wrap the sign */
+        {" 5", false, 0},
+        {"+5", false, 0},
+        {"5 ", false, 0},
+        {"1k", false, 0},
+        {"1.5", false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t v = 12345;
+        ck_assert_msg(cli_parse_u64(cases[i].s, &v) == cases[i].ok, "'%s'", cases[i].s);
+        ck_assert_msg(v == (cases[i].ok ? cases[i].v : 12345), "'%s' gave %llu", cases[i].s,
+                      (unsigned long long)v);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("getopt");
@@ -96,6 +132,7 @@ int main(void)
     tcase_add_test(tc, test_forms_and_order);
     tcase_add_test(tc, test_errors_then_clean_start);
     tcase_add_test(tc, test_in_order);
+    tcase_add_test(tc, test_parse_u64);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
