@@ -162,7 +162,7 @@ static int check_json(const checks *c, const char *out)
 {
     if (!c->json && !c->n_json)
         return 0;
-    cJSON *doc = out ? cJSON_Parse(out) : NULL;
+    cJSON *doc = out ? cJSON_ParseWithOpts(out, NULL, true) : NULL; /* nothing after it but white space */
     if (!doc) {
         printf("FAIL: stdout is not one JSON document\n");
         return 1;
