@@ -67,13 +67,17 @@ START_TEST(test_errors_then_clean_start)
     char *bad_cluster[] = {a0, a1, NULL};
     /* stops after -v, in the middle of -vxv */
     ck_assert_int_eq(parse(bad_cluster, false, out, sizeof out), EXIT_USAGE);
+    /* straight after it, a good command line parses from a clean start (no
+     * state of the cluster left in getopt) */
+    char *prefix[] = {a0, a5, a0, NULL}; /* --c: --chip is the only option starting so */
+    ck_assert_int_eq(parse(prefix, false, out, sizeof out), 0);
+    ck_assert_str_eq(out, "chip=test ");
     char *missing[] = {a0, a2, NULL};
     ck_assert_int_eq(parse(missing, false, out, sizeof out), EXIT_USAGE);
     char *unknown[] = {a0, a3, NULL};
     ck_assert_int_eq(parse(unknown, false, out, sizeof out), EXIT_USAGE);
     char *no_value[] = {a0, a4, NULL};
     ck_assert_int_eq(parse(no_value, false, out, sizeof out), EXIT_USAGE);
-    char *prefix[] = {a0, a5, a0, NULL}; /* --c: --chip is the only option starting so */
     ck_assert_int_eq(parse(prefix, false, out, sizeof out), 0);
     ck_assert_str_eq(out, "chip=test ");
 }
