@@ -60,6 +60,19 @@ uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p)
     }
 }
 
+/* A path's bandwidth key, "path.<key>" (chip_config.def's rows of paths.def). */
+static const char *path_bw_key(dv_path p)
+{
+    switch (p) {
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc)                                \
+    case DV_PATH_##id:                                                                                       \
+        return "path." key;
+#include "paths.def"
+#undef DV_PATH_ROW
+    default: return "path.?";
+    }
+}
+
 size_t dv_config_builtin_count(void)
 {
     return DV_CHIP_COUNT;
@@ -155,10 +168,12 @@ dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key,
     if (cfg->split && cfg->aiv_per_aic == 0)
         FAIL("chip.aiv_per_aic", "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
     if (!cfg->split && dv_path_bw(cfg, DV_PATH_L0C_UB) == 0)
-        FAIL("path.l0c_to_ub",
-             "%s: a coupled chip needs path.l0c_to_ub > 0 (its Cube results leave through UB)", cfg->name);
+        FAIL(path_bw_key(DV_PATH_L0C_UB),
+             "%s: a coupled chip needs %s > 0 (its Cube results leave through UB)", cfg->name,
+             path_bw_key(DV_PATH_L0C_UB));
     if (cfg->split && dv_path_bw(cfg, DV_PATH_L0C_GM) == 0)
-        FAIL("path.l0c_to_gm", "%s: a split chip needs path.l0c_to_gm > 0 (FixPipe)", cfg->name);
+        FAIL(path_bw_key(DV_PATH_L0C_GM), "%s: a split chip needs %s > 0 (FixPipe)", cfg->name,
+             path_bw_key(DV_PATH_L0C_GM));
     if (cfg->ub_banks % cfg->ub_bank_groups)
         FAIL("ub.banks", "%s: ub.banks = %llu is not a multiple of ub.bank_groups = %llu", cfg->name,
              (unsigned long long)cfg->ub_banks, (unsigned long long)cfg->ub_bank_groups);
