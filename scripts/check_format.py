@@ -29,11 +29,14 @@ def main(argv):
     fix = "--fix" in argv
     args = [a for a in argv[1:] if not a.startswith("--")]
     root = os.path.abspath(args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    files = list(sources(root))
+    if not files:
+        print("check_format: no C sources under %s" % root)
+        return 1
     exe = shutil.which("clang-format")
     if not exe:
         print("check_format: clang-format is not installed (scripts/packages.txt lists it); skipped")
         return 77
-    files = list(sources(root))
     style = "--style=file:" + os.path.join(root, ".clang-format")
     if fix:
         subprocess.run([exe, style, "-i"] + files, check=True)

@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
-"""check_layers.py - the layering of DESIGN.md section 6, checked on every #include.
+"""check_layers.py - the layering of DESIGN.md section 6 (../shared/docs),
+checked on every #include.
 
-Reads every `#include "..."` of the C sources (.c, .h, .inc, .def) and fails
-(exit 1, one line per problem) when
+Reads every `#include` of the C sources (.c, .h, .inc, .def) and fails (exit
+1, one line per problem) when
   - a top-level folder includes a file of a folder that comes later in the
-    layer order (LAYERS below, the order of the top-level meson.build);
+    layer order (LAYERS below, the order of the top-level meson.build), or
+    a sub-folder of one that comes later in its SUBLAYERS;
   - two modules include each other, directly or through a longer cycle (a
-    module is a file with its implementation: dv_sim.h and sim.c are one;
-    a header shared by several .c files is a module of its own);
-  - two folders include each other (sim/core and sim/units, say).
-System includes (<...>) and headers generated into the build tree are not
-checked.  Usage: check_layers.py [SOURCE_ROOT]  (default: the parent of
-this script's folder); --graph prints the folder graph instead.
+    module is a file with its implementation in the same folder: dv_evq.h
+    and dv_evq.c are one, and so is a private X_internal.h / X_priv.h /
+    X_sdl.h of X.c; a header shared by several .c files is a module of its
+    own);
+  - two folders include each other (sim/core and sim/units, say);
+  - a top-level folder with a meson.build is not in LAYERS (its includes
+    would go unchecked), or SOURCE_ROOT holds no sources at all.
+An include in <...> is checked when it names a file of the tree (a system
+header does not); headers generated into the build tree are not.  Usage:
+check_layers.py [SOURCE_ROOT]  (default: the parent of this script's
+folder); --graph prints the folder graph instead.
 """
 import collections
 import os
@@ -20,7 +27,19 @@ import sys
 
 LAYERS = ["base", "isa", "perfcounters", "memhier", "sim", "kernels", "viz", "cli", "tests"]
 EXTS = (".c", ".h", ".inc", ".def")
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+INCLUDE = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]')
+# The sub-folders of a layer, in their order ("" the layer's own files, its
+# public interface): sim's chip config and event queue, then its interface,
+# the units, and the core that uses them all.
+SUBLAYERS = {"sim": ["config", "engine", "", "units", "core"]}
+
+
+def sublayer(path):
+    """(index in its layer's SUBLAYERS, or None) of a file."""
+    parts = path.split("/")
+    order = SUBLAYERS.get(parts[0])
+    sub = parts[1] if len(parts) > 2 else ""
+    return order.index(sub) if order and sub in order else None
 
 
 def sources(root):
@@ -107,13 +126,18 @@ def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = list(sources(root))
+    if not files:
+        print("check_layers: no C sources under %s (%s)" % (root, ", ".join(LAYERS)))
+        return 1
     by_name = collections.defaultdict(list)
     c_stems = collections.defaultdict(set)
     for f in files:
         by_name[os.path.basename(f)].append(f)
         if f.endswith(".c"):
             c_stems[os.path.dirname(f)].add(stem_of(f))
-    problems = []
+    problems = ["%s/meson.build: a top-level folder that is not in check_layers.py's LAYERS" % d
+                for d in sorted(os.listdir(root))
+                if d not in LAYERS and os.path.isfile(os.path.join(root, d, "meson.build"))]
     mod_edges = collections.defaultdict(set)
     dir_edges = collections.defaultdict(set)
     why = {}
@@ -132,6 +156,10 @@ def main(argv):
                 if LAYERS.index(b) > LAYERS.index(a):
                     problems.append("%s:%d: %s includes %s: %s comes after %s in the layer order (%s)"
                                     % (f, lineno, a, target, b, a, " -> ".join(LAYERS)))
+                sa, sb = sublayer(f), sublayer(target)
+                if a == b and sa is not None and sb is not None and sb > sa:
+                    problems.append("%s:%d: includes %s, which comes later in %s's order (%s)"
+                                    % (f, lineno, target, a, " -> ".join(x or "(its own files)" for x in SUBLAYERS[a])))
                 ma, mb = module_of(f, c_stems), module_of(target, c_stems)
                 if ma != mb:
                     mod_edges[ma].add(mb)

@@ -37,7 +37,14 @@ def strip_comments(text):
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
-        if c == '"':
+        if c == "'":  # a character literal ('"' is no string)
+            j = i + 1
+            while j < n and text[j] != "'" and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            end = j if j < n and text[j] == "\n" else j + 1  # an unclosed one ends at the line
+            out.append(" " * (end - i))
+            i = end
+        elif c == '"':
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
@@ -93,7 +100,7 @@ def main(argv):
                 nfiles += 1
                 with open(os.path.join(d, fn), errors="replace") as f:
                     text = f.read()
-                if fn.endswith((".dvs", ".inc")):  # assembly: ; comments
+                if fn.endswith(".dvs") or (fn.endswith(".inc") and top == "kernels"):  # assembly: ; comments
                     text = re.sub(r";[^\n]*", "", text)
                 text = strip_comments(text)
                 for lineno, line in enumerate(text.split("\n"), 1):

@@ -73,6 +73,19 @@ class Layers(unittest.TestCase):
         self.check({"base/error.c": '#include "dv_error.h"\n#include "dv_sim.h"\n'}, True,
                    "base/error.c:2: base includes sim/dv_sim.h")
 
+    def test_project_header_in_angle_brackets(self):
+        self.check({"base/error.c": '#include <dv_sim.h>\n#include <stdio.h>\n'}, True,
+                   "base/error.c:1: base includes sim/dv_sim.h")
+
+    def test_sublayer_order(self):
+        # sim/config comes before sim's own interface
+        self.check({"sim/config/cfg.c": '#include "dv_sim.h"\n'}, True,
+                   "sim/config/cfg.c:1: includes sim/dv_sim.h, which comes later in sim's order")
+
+    def test_folder_outside_the_layers(self):
+        self.check({"extra/meson.build": "\n", "extra/x.c": '#include "dv_sim.h"\n'}, True,
+                   "extra/meson.build: a top-level folder that is not in")
+
     def test_module_cycle(self):
         self.check({"kernels/a.c": '#include "b.h"\n', "kernels/a.h": "\n",
                     "kernels/b.c": '#include "a.h"\n', "kernels/b.h": "\n"}, True,
@@ -98,6 +111,18 @@ PATHS = ('DV_PATH_ROW(GM_L1, x, "gm->l1", "gm_l1", GM, L1, 1, 2, 3, 4, "doc")\n'
          'DV_PATH_ROW(L1_L0A, x, "l1->l0a", "l1_l0a", L1, L0A, 1, 2, 3, 4, "doc")\n')
 
 
+class EmptyRoot(unittest.TestCase):
+    def test_no_sources_fails(self):
+        tree = make_tree({"README": "no code here\n"})
+        try:
+            for script in ("check_layers.py", "check_format.py"):
+                rc, out = run(script, tree)
+                self.assertEqual(rc, 1, script + ": " + out)
+                self.assertIn("no C sources", out)
+        finally:
+            shutil.rmtree(tree)
+
+
 class Tables(unittest.TestCase):
     def check(self, extra, expect_fail, *needles):
         base = {"isa/pipes.def": PIPES, "isa/paths.def": PATHS, "isa/isa.c": "int x;\n"}
@@ -112,6 +137,14 @@ class Tables(unittest.TestCase):
 
     def test_path_key_outside_its_table(self):
         self.check({"sim/stats.c": '\nconst char *k = "gm_l1";\n'}, True, 'sim/stats.c:2: "gm_l1"')
+
+    def test_after_a_character_literal(self):
+        self.check({"sim/stats.c": "int q(char c) { return c == '\"' ? g(\"mte2\") : 0; }\n"}, True,
+                   'sim/stats.c:1: "mte2"')
+
+    def test_semicolons_in_c_inc_files(self):
+        self.check({"isa/asm_pseudo.inc": 'int x; const char *p = "mte2";\n'}, True,
+                   'isa/asm_pseudo.inc:1: "mte2"')
 
     def test_comments_and_one_letter_names_pass(self):
         self.check({"sim/stats.c": '/* "mte2" */ // "cube"\nconst char *p = "s";\n',
