@@ -102,6 +102,14 @@ void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t 
         *blocks = opc_ceil_div(rows, *per_block);
 }
 
+dv_status opc_use_vector_kernel(dv_opr_run *r, const dv_kernel_blob *blob, const char *name, uint64_t es,
+                                dv_error *err)
+{
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "%s_%s%s", name, es == 2 ? "f16" : "f32", r->cfg->split ? "_aiv" : "");
+    return dv_opr_use_kernel(r, blob, kernel, err);
+}
+
 dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, const char *name,
                                   const char *const *inputs, unsigned ninputs, const char *output,
                                   unsigned nbuf, dv_error *err)
@@ -112,9 +120,7 @@ dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, con
     dv_status st = opc_split_vector(r, n, es, nbuf, &s, err);
     if (st != DV_OK)
         return st;
-    char kernel[64];
-    snprintf(kernel, sizeof kernel, "%s_%s%s", name, es == 2 ? "f16" : "f32", r->cfg->split ? "_aiv" : "");
-    if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
+    if ((st = opc_use_vector_kernel(r, blob, name, es, err)) != DV_OK)
         return st;
     uint64_t bytes = opc_round_up(n * es, 32), args[DV_OPR_MAX_TENSORS + 3];
     unsigned na = 0, t;

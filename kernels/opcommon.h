@@ -56,6 +56,11 @@ struct dv_kernel_blob;
 dv_status opc_prepare_elementwise(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
                                   const char *const *inputs, unsigned ninputs, const char *output,
                                   unsigned nbuf, dv_error *err);
+/* Loads the kernel NAME_f16 or NAME_f32 of blob (elements of es = 2 or 4
+ * bytes), NAME_..._aiv on a split chip: the four kernels of a vector
+ * operator's template (kernels/lib/elementwise.inc, rows.inc). */
+dv_status opc_use_vector_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
+                                uint64_t es, dv_error *err);
 /* r->tiling in words. */
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
 /* Sets a0.. from args. */

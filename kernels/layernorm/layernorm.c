@@ -44,12 +44,10 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = row_tile(r, rows, cols, es, ln_base, &s, err);
     if (st != DV_OK)
         return st;
-    const char *kernel = r->cfg->split ? (es == 2 ? "layernorm_f16_aiv" : "layernorm_f32_aiv")
-                                       : (es == 2 ? "layernorm_f16" : "layernorm_f32");
     /* 32 bytes of slack: unaligned rows are read rounded up to whole blocks. */
     uint64_t bytes = opc_round_up(rows * cols * es, 32) + 32, pbytes = opc_round_up(cols * es, 32) + 32;
     unsigned x, g, b, y;
-    if ((st = dv_opr_use_kernel(r, &dvk_layernorm_layernorm, kernel, err)) != DV_OK ||
+    if ((st = opc_use_vector_kernel(r, &dvk_layernorm_layernorm, "layernorm", es, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "gamma", false, pbytes, &g, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "beta", false, pbytes, &b, err)) != DV_OK ||

@@ -146,8 +146,6 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     mm_tiling base;
     memset(&base, 0, sizeof base);
     base.m = p->m, base.n = p->n, base.k = p->k;
-    base.dt = p->dt;
-    base.out = p->out;
     base.es = p->dt == 2 ? 1 : 2;
     base.k0 = p->dt == 2 ? cfg->cube_k_int8 : cfg->cube_k_fp16;
     base.oes = out_bytes(p->out);

@@ -27,7 +27,6 @@ typedef struct mm_tiling {
 #define TILING_FIELD(member, sym, doc) uint64_t member;
 #include "tiling.def"
 #undef TILING_FIELD
-    uint64_t dt, out;  /* the input type and output conversion (the kernel is chosen by them) */
     uint64_t es, oes;  /* bytes per input element, per output element in GM */
     uint64_t uboes;    /* coupled cores: bytes per element copy_l0c_ub writes to UB */
     uint64_t blocks;   /* block_dim */
