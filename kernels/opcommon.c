@@ -110,6 +110,18 @@ dv_status opc_use_vector_kernel(dv_opr_run *r, const dv_kernel_blob *blob, const
     return dv_opr_use_kernel(r, blob, kernel, err);
 }
 
+dv_status opc_record_tensor(dv_opr_run *r, const uint64_t *fields, size_t n, unsigned *index, dv_error *err)
+{
+    dv_status st = dv_opr_tensor_add(r, "tiling", false, n * 8, index, err);
+    if (st != DV_OK)
+        return st;
+    uint8_t *out = dv_opr_gm(r, *index);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < 8; b++)
+            out[8 * i + b] = (uint8_t)(fields[i] >> (8 * b));
+    return DV_OK;
+}
+
 dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, const char *name,
                                   const char *const *inputs, unsigned ninputs, const char *output,
                                   unsigned nbuf, dv_error *err)

@@ -61,6 +61,18 @@ dv_status opc_prepare_elementwise(dv_opr_run *r, const struct dv_kernel_blob *bl
  * operator's template (kernels/lib/elementwise.inc, rows.inc). */
 dv_status opc_use_vector_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
                                 uint64_t es, dv_error *err);
+/* The tensor "tiling": a tiling record (TilingData), the n u64 fields, each
+ * 8 bytes little-endian, in order, as the kernel reads them (kernel.inc's
+ * TILING_FIELD: field i at byte 8 i).  An operator lists the fields once,
+ * from the rows of its tiling.def, and their count is that list's length:
+ *     const uint64_t f[] = {
+ *     #define TILING_FIELD(member, sym, doc) t->member,
+ *     #include "tiling.def"
+ *     #undef TILING_FIELD
+ *     };
+ *     opc_record_tensor(r, f, sizeof f / sizeof f[0], &index, err);
+ * *index is the tensor's. */
+dv_status opc_record_tensor(dv_opr_run *r, const uint64_t *fields, size_t n, unsigned *index, dv_error *err);
 /* r->tiling in words. */
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
 /* Sets a0.. from args. */

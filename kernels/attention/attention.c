@@ -170,18 +170,6 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
                         (unsigned long long)t->d, cfg->name);
 }
 
-/* The record as the kernels read it: each field little-endian, 8 bytes, in
- * the rows' order. */
-static void at_record(const at_tiling *t, uint8_t *out)
-{
-    uint8_t *p = out;
-#define TILING_FIELD(member, sym, doc)                                                                       \
-    for (unsigned b = 0; b < 8; b++)                                                                         \
-        *p++ = (uint8_t)(t->member >> (8 * b));
-#include "tiling.def"
-#undef TILING_FIELD
-}
-
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
     at_state *s = calloc(1, sizeof *s);
@@ -214,18 +202,22 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     /* Slack after Q, K and V: a partial last block or tile loads whole
      * blocks (the rows past the end are masked or never written). */
     uint64_t qslack = t->s0 * t->d * 2, kslack = t->s1 * t->d * 2;
+    const uint64_t fields[] = {
+#define TILING_FIELD(member, sym, doc) t->member,
+#include "tiling.def"
+#undef TILING_FIELD
+    };
     if ((st = dv_opr_tensor_add(r, "q", false, qb + qslack, &s->q, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "k", false, kb + kslack, &s->k, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "v", false, kb + kslack, &s->v, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "o", true, qb, &s->o, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "tiling", false, sizeof(at_tiling), &s->rec, err)) != DV_OK ||
+        (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &s->rec, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "workspace", true, split ? t->blocks * t->wsblk : 32, &s->ws, err)) !=
             DV_OK)
         return st;
     dv_opr_fill(r, s->q, DV_DT_F16, qb / 2, -1, 1, 0);
     dv_opr_fill(r, s->k, DV_DT_F16, kb / 2, -1, 1, 1);
     dv_opr_fill(r, s->v, DV_DT_F16, kb / 2, -1, 1, 2);
-    at_record(t, dv_opr_gm(r, s->rec));
     uint64_t args[] = {r->t[s->q].addr, r->t[s->k].addr,   r->t[s->v].addr,
                        r->t[s->o].addr, r->t[s->rec].addr, r->t[s->ws].addr};
     if ((st = opc_args(r, args, 6, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)

@@ -28,13 +28,6 @@ bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t st
     return true;
 }
 
-/* v little-endian at out. */
-static void put_u64(uint8_t *out, uint64_t v)
-{
-    for (unsigned b = 0; b < 8; b++)
-        out[b] = (uint8_t)(v >> (8 * b));
-}
-
 /* Input rows of the strip of position tile mi (as conv2d.dvs's cv_geom). */
 static uint64_t strip_rows(const cv_tiling *t, uint64_t mi)
 {
@@ -223,11 +216,4 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
     /* the kernel's L0 layout uses the final tile sizes */
     layout(cfg, t);
     return DV_OK;
-}
-
-void cv_record(const cv_tiling *t, uint8_t *out)
-{
-#define TILING_FIELD(member, sym, doc) put_u64(out + 8 * CV_FIELD_##member, t->member);
-#include "tiling.def"
-#undef TILING_FIELD
 }

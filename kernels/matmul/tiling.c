@@ -208,15 +208,3 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
             (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
     return DV_OK;
 }
-
-void mm_record(const mm_tiling *t, uint8_t *out)
-{
-    const uint64_t f[MM_RECORD_FIELDS] = {
-#define TILING_FIELD(member, sym, doc) t->member,
-#include "tiling.def"
-#undef TILING_FIELD
-    };
-    for (unsigned i = 0; i < MM_RECORD_FIELDS; i++)
-        for (unsigned b = 0; b < 8; b++)
-            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
-}

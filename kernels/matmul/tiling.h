@@ -33,16 +33,8 @@ typedef struct mm_tiling {
     double est_cycles; /* the model's estimate that chose it */
 } mm_tiling;
 
-enum {
-    MM_RECORD_FIELDS = 0
-#define TILING_FIELD(member, sym, doc) +1
-#include "tiling.def"
-#undef TILING_FIELD
-};
-
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
-void mm_record(const mm_tiling *t, uint8_t *out); /* MM_RECORD_FIELDS * 8 bytes, little-endian */
 
 #endif
