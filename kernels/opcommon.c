@@ -14,9 +14,9 @@ uint64_t opc_vector_cores(const dv_chip_config *cfg)
 dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
                            dv_error *err)
 {
-    const uint64_t rep = DV_VEC_REPEAT_BYTES; /* tiles are whole repeats; buffers 256 bytes apart */
+    const uint64_t rep = DV_VEC_REPEAT_BYTES; /* tiles are whole repeats; buffers UB_SKEW apart */
     uint64_t room = r->cfg->ub_bytes / nbuf;
-    uint64_t tb = room > 256 ? (room - 256) / rep * rep : 0;
+    uint64_t tb = room > UB_SKEW ? (room - UB_SKEW) / rep * rep : 0;
     /* Twice the size from which a GM transfer reaches full bandwidth
      * (path.gm_full_bw_bytes, facts #45): big enough not to pay the GM
      * latency, small enough that the first load and the last store, which

@@ -4,6 +4,13 @@
 
 #include "dv_operator.h"
 
+/* The kernel library's constants (kernels/lib/kernel.def). */
+enum {
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "lib/kernel.def"
+#undef KERNEL_CONST
+};
+
 static inline uint64_t opc_ceil_div(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
@@ -31,7 +38,7 @@ typedef struct opc_vec_split {
     uint64_t blocks;
 } opc_vec_split;
 
-/* Tiles of up to 2 x path.gm_full_bw_bytes (32 KiB) so that nbuf buffers (each with a 256-byte skew)
+/* Tiles of up to 2 x path.gm_full_bw_bytes (32 KiB) so that nbuf buffers (each with a UB_SKEW)
  * fit UB, and at most 255 repeats; one block per vector core unless fewer
  * tiles exist or the user asked for a block count; blocks start on L2
  * lines. */

@@ -64,8 +64,8 @@ static bool layout(const dv_chip_config *cfg, cv_tiling *t)
         return false;
     t->ubh = 0;
     if (!cfg->split) {
-        /* a 256-byte skew puts the pong half in other bank groups */
-        t->ubh = opc_round_up(t->mt * t->nt * 2, 256) + 256;
+        /* a skew puts the pong half in other bank groups */
+        t->ubh = opc_round_up(t->mt * t->nt * 2, UB_SKEW) + UB_SKEW;
         if (2 * t->ubh > cfg->ub_bytes)
             return false;
     }

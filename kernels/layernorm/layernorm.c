@@ -25,7 +25,9 @@ static const dv_operator_param params[] = {
 #define LN_EPS 1e-5
 
 enum {
-    LN_G = 1152, /* gamma, beta and U follow the fixed scratch (layernorm.dvs) */
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "consts.def" /* LN_G */
+#undef KERNEL_CONST
 };
 
 /* buf0 follows G, B (a row of f32 each) and U (mode 0: a column of the tile,
@@ -33,7 +35,7 @@ enum {
 static uint64_t ln_base(const row_tiling *s, uint64_t nr, uint64_t mode)
 {
     uint64_t u = mode == 0 ? nr * 256 : s->p32;
-    return LN_G + 2 * s->p32 + u + ROW_SKEW;
+    return LN_G + 2 * s->p32 + u + UB_SKEW;
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)

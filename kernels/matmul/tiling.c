@@ -68,7 +68,7 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
             t->ubnd = opc_round_up(ub, 32);
             ub = t->ubnd + t->mt * opc_round_up(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
         }
-        ub = opc_round_up(ub, 256) + 256; /* skew the pong into other bank groups */
+        ub = opc_round_up(ub, UB_SKEW) + UB_SKEW; /* skew the pong into other bank groups */
         t->ubstep = nbuf == 2 ? ub : 0;
         if (ub * nbuf > cfg->ub_bytes)
             return false;

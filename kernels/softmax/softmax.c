@@ -21,7 +21,9 @@ static const dv_operator_param params[] = {
 };
 
 enum {
-    SM_FIX = 2176, /* the fixed scratch at the bottom of UB (softmax.dvs): buf0 follows */
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "consts.def" /* SM_FIX */
+#undef KERNEL_CONST
 };
 
 static uint64_t sm_base(const row_tiling *s, uint64_t nr, uint64_t mode)
