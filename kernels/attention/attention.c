@@ -14,6 +14,7 @@
 #include "opcommon.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ enum {
 #undef KERNEL_CONST
 };
 _Static_assert(AT_LOOKAHEAD < AT_RING, "the statistics ring holds the items between the SM and GU streams");
+_Static_assert(AT_RING > 0 && (AT_RING & (AT_RING - 1)) == 0,
+               "the kernels index the statistics ring with andi");
+_Static_assert(2 * AT_NS <= 16, "a cross-core flag counter (at most 2 AT_NS) stays within 16 (facts #58)");
 
 /* The record (TilingData): the rows of tiling.def, which the kernels read
  * too (at_common.inc), so the order is the one list of the fields. */
@@ -47,6 +51,18 @@ typedef struct at_tiling {
 #include "tiling.def"
 #undef TILING_FIELD
 } at_tiling;
+
+/* at_pp (at_common.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
+ * each pair's rows are adjacent in tiling.def. */
+#define AT_PAIR(f0, f1)                                                                                      \
+    _Static_assert(offsetof(at_tiling, f1) - offsetof(at_tiling, f0) == 8, #f1 " follows " #f0)
+AT_PAIR(q0, q1);
+AT_PAIR(k0, k1);
+AT_PAIR(v0, v1);
+AT_PAIR(p0, p1);
+AT_PAIR(sb0, sb1);
+AT_PAIR(ot0, ot1);
+#undef AT_PAIR
 
 typedef struct at_state {
     at_tiling t;
@@ -135,9 +151,13 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
             if (s0 * t->d * 2 > t->l0ah || s0 * 128 * 2 > t->l0ah || 128 * t->d * 2 > t->l0bh)
                 continue;
             t->l0cs = rup(s0 * 128 * 4, cfg->align_l0c);
+            /* a slot's event id comes from a compare chain of AT_SLOTS
+             * cases, and must exist on the chip */
             t->nsl = cfg->l0c_bytes / t->l0cs;
-            if (t->nsl > AT_RING)
-                t->nsl = AT_RING;
+            if (t->nsl > AT_SLOTS)
+                t->nsl = AT_SLOTS;
+            if (t->nsl > cfg->event_ids)
+                t->nsl = cfg->event_ids;
             if (t->nsl < 2)
                 continue;
             /* UB: two S tiles if they fit (split chips need them: MTE2,
@@ -159,7 +179,7 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
             uint64_t cores = cfg->cores; /* coupled cores, or AIC groups */
             t->blocks = blocks_req ? blocks_req : t->items < cores ? t->items : cores;
             t->l = t->serial ? 0 : AT_LOOKAHEAD;
-            t->ns = AT_RING;
+            t->ns = AT_NS;
             t->sslot = s0 * s1 * 2;
             t->oslot = s0 * t->d * 2;
             t->wss = 0, t->wsp = t->ns * t->sslot, t->wso = 2 * t->ns * t->sslot;
