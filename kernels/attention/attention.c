@@ -52,7 +52,7 @@ typedef struct at_tiling {
 #undef TILING_FIELD
 } at_tiling;
 
-/* at_pp (at_common.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
+/* tiling_pp (kernel.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
  * each pair's rows are adjacent in tiling.def. */
 #define AT_PAIR(f0, f1)                                                                                      \
     _Static_assert(offsetof(at_tiling, f1) - offsetof(at_tiling, f0) == 8, #f1 " follows " #f0)

@@ -17,7 +17,13 @@
 
 #include "opcommon.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* tiling_pp (kernel.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
+ * each pair's rows are adjacent in tiling.def. */
+_Static_assert(offsetof(cv_tiling, s1) - offsetof(cv_tiling, s0) == 8, "s1 follows s0");
+_Static_assert(offsetof(cv_tiling, w1) - offsetof(cv_tiling, w0) == 8, "w1 follows w0");
 
 bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t stride, uint64_t *out)
 {
