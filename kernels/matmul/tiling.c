@@ -148,6 +148,13 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     base.m = p->m, base.n = p->n, base.k = p->k;
     base.es = p->dt == 2 ? 1 : 2;
     base.k0 = p->dt == 2 ? cfg->cube_k_int8 : cfg->cube_k_fp16;
+    /* mm.inc takes a fractal row as 32 bytes (facts #5), its K fractals are
+     * shifts by log2(32 / es): a chip config that says otherwise cannot run it. */
+    if (base.k0 * base.es != 32)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: the kernels take a Cube fractal row of 32 bytes (%s = %u), %s has %llu",
+                            p->dt == 2 ? "cube.k_int8" : "cube.k_fp16", p->dt == 2 ? 32u : 16u, cfg->name,
+                            (unsigned long long)base.k0);
     base.oes = out_bytes(p->out);
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);

@@ -27,6 +27,7 @@ typedef struct mm_tiling {
 #define TILING_FIELD(member, sym, doc) uint64_t member;
 #include "tiling.def"
 #undef TILING_FIELD
+    uint64_t k0;       /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
     uint64_t es, oes;  /* bytes per input element, per output element in GM */
     uint64_t uboes;    /* coupled cores: bytes per element copy_l0c_ub writes to UB */
     uint64_t blocks;   /* block_dim */
