@@ -102,6 +102,14 @@ typedef struct dv_opr_check {
     char tolerance[160]; /* the rule, in words */
 } dv_opr_check;
 
+/* The run passed its check: it was checked, compared at least one element
+ * and found none outside the tolerance.  THE definition: the op.check_passed
+ * statistic and dv_opjob_result.passed are both this. */
+static inline bool dv_opr_check_passed(const dv_opr_check *c)
+{
+    return c->done && c->compared > 0 && c->mismatches == 0;
+}
+
 /* The least work the operator needs, for its roofline: what any kernel
  * computing it must do.  Set by prepare(). */
 typedef struct dv_opr_work {

@@ -39,7 +39,7 @@ typedef struct dv_opjob_result {
     uint64_t path_bytes[DV_PATH_COUNT]; /* sums over the cores (last launch) */
     uint64_t insns;                     /* instructions executed, every pipe of every core */
     uint64_t macs;                      /* Cube MACs */
-    bool checked, passed;               /* the check ran; every element compared within tolerance */
+    bool checked, passed;               /* the check ran; dv_opr_check_passed */
     double sim_seconds, check_seconds;  /* host wall time of the launches and of the check */
 } dv_opjob_result;
 

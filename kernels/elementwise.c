@@ -29,10 +29,10 @@ static const opc_ew_spec *spec_of(const dv_opr_run *r)
 
 dv_status opc_ew_prepare(dv_opr_run *r, dv_error *err)
 {
-    static const char *const names[][2] = {{"x", "y"}, {"x", "y"}};
+    static const char *const inputs[] = {"x", "y"};
     const opc_ew_spec *s = spec_of(r);
-    return opc_prepare_elementwise(r, s->blob, s->kernel, names[s->ninputs - 1], s->ninputs,
-                                   s->ninputs == 1 ? "y" : "z", 4, err);
+    return opc_prepare_elementwise(r, s->blob, s->kernel, inputs, s->ninputs, s->ninputs == 1 ? "y" : "z", 4,
+                                   err);
 }
 
 dv_status opc_ew_check(dv_opr_run *r, dv_error *err)

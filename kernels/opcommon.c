@@ -14,9 +14,9 @@ uint64_t opc_vector_cores(const dv_chip_config *cfg)
 dv_status opc_split_vector(const dv_opr_run *r, uint64_t n, uint64_t es, unsigned nbuf, opc_vec_split *s,
                            dv_error *err)
 {
-    const uint64_t rep = DV_VEC_REPEAT_BYTES; /* tiles are whole repeats; buffers 256 bytes apart */
+    const uint64_t rep = DV_VEC_REPEAT_BYTES; /* tiles are whole repeats; buffers UB_SKEW apart */
     uint64_t room = r->cfg->ub_bytes / nbuf;
-    uint64_t tb = room > 256 ? (room - 256) / rep * rep : 0;
+    uint64_t tb = room > UB_SKEW ? (room - UB_SKEW) / rep * rep : 0;
     /* Twice the size from which a GM transfer reaches full bandwidth
      * (path.gm_full_bw_bytes, facts #45): big enough not to pay the GM
      * latency, small enough that the first load and the last store, which
@@ -102,6 +102,26 @@ void opc_split_rows(const dv_opr_run *r, uint64_t rows, uint64_t rowb, uint64_t 
         *blocks = opc_ceil_div(rows, *per_block);
 }
 
+dv_status opc_use_vector_kernel(dv_opr_run *r, const dv_kernel_blob *blob, const char *name, uint64_t es,
+                                dv_error *err)
+{
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "%s_%s%s", name, es == 2 ? "f16" : "f32", r->cfg->split ? "_aiv" : "");
+    return dv_opr_use_kernel(r, blob, kernel, err);
+}
+
+dv_status opc_record_tensor(dv_opr_run *r, const uint64_t *fields, size_t n, unsigned *index, dv_error *err)
+{
+    dv_status st = dv_opr_tensor_add(r, "tiling", false, n * 8, index, err);
+    if (st != DV_OK)
+        return st;
+    uint8_t *out = dv_opr_gm(r, *index);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < 8; b++)
+            out[8 * i + b] = (uint8_t)(fields[i] >> (8 * b));
+    return DV_OK;
+}
+
 dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, const char *name,
                                   const char *const *inputs, unsigned ninputs, const char *output,
                                   unsigned nbuf, dv_error *err)
@@ -112,9 +132,7 @@ dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, con
     dv_status st = opc_split_vector(r, n, es, nbuf, &s, err);
     if (st != DV_OK)
         return st;
-    char kernel[64];
-    snprintf(kernel, sizeof kernel, "%s_%s%s", name, es == 2 ? "f16" : "f32", r->cfg->split ? "_aiv" : "");
-    if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
+    if ((st = opc_use_vector_kernel(r, blob, name, es, err)) != DV_OK)
         return st;
     uint64_t bytes = opc_round_up(n * es, 32), args[DV_OPR_MAX_TENSORS + 3];
     unsigned na = 0, t;

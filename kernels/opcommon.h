@@ -4,6 +4,13 @@
 
 #include "dv_operator.h"
 
+/* The kernel library's constants (kernels/lib/kernel.def). */
+enum {
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "lib/kernel.def"
+#undef KERNEL_CONST
+};
+
 static inline uint64_t opc_ceil_div(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
@@ -31,7 +38,7 @@ typedef struct opc_vec_split {
     uint64_t blocks;
 } opc_vec_split;
 
-/* Tiles of up to 2 x path.gm_full_bw_bytes (32 KiB) so that nbuf buffers (each with a 256-byte skew)
+/* Tiles of up to 2 x path.gm_full_bw_bytes (32 KiB) so that nbuf buffers (each with a UB_SKEW)
  * fit UB, and at most 255 repeats; one block per vector core unless fewer
  * tiles exist or the user asked for a block count; blocks start on L2
  * lines. */
@@ -56,6 +63,23 @@ struct dv_kernel_blob;
 dv_status opc_prepare_elementwise(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
                                   const char *const *inputs, unsigned ninputs, const char *output,
                                   unsigned nbuf, dv_error *err);
+/* Loads the kernel NAME_f16 or NAME_f32 of blob (elements of es = 2 or 4
+ * bytes), NAME_..._aiv on a split chip: the four kernels of a vector
+ * operator's template (kernels/lib/elementwise.inc, rows.inc). */
+dv_status opc_use_vector_kernel(dv_opr_run *r, const struct dv_kernel_blob *blob, const char *name,
+                                uint64_t es, dv_error *err);
+/* The tensor "tiling": a tiling record (TilingData), the n u64 fields, each
+ * 8 bytes little-endian, in order, as the kernel reads them (kernel.inc's
+ * TILING_FIELD: field i at byte 8 i).  An operator lists the fields once,
+ * from the rows of its tiling.def, and their count is that list's length:
+ *     const uint64_t f[] = {
+ *     #define TILING_FIELD(member, sym, doc) t->member,
+ *     #include "tiling.def"
+ *     #undef TILING_FIELD
+ *     };
+ *     opc_record_tensor(r, f, sizeof f / sizeof f[0], &index, err);
+ * *index is the tensor's. */
+dv_status opc_record_tensor(dv_opr_run *r, const uint64_t *fields, size_t n, unsigned *index, dv_error *err);
 /* r->tiling in words. */
 void opc_describe_split(dv_opr_run *r, const opc_vec_split *s);
 /* Sets a0.. from args. */

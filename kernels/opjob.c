@@ -17,8 +17,9 @@ static void add_operator_stats(dv_opjob_result *o)
     const dv_opr_run *r = o->run;
     const dv_opr_check *c = &r->check;
     dv_stat_list *l = &o->stats;
-    dv_stats_add(l, "bool", "1: the outputs matched the reference (0: mismatch or not checked)",
-                 c->done && !c->mismatches, true, "op.check_passed");
+    dv_stats_add(l, "bool",
+                 "1: the outputs matched the reference (0: a mismatch, nothing compared or not checked)",
+                 dv_opr_check_passed(c), true, "op.check_passed");
     dv_stats_add(l, "elements", "output elements compared with the reference", (double)c->compared, true,
                  "op.check_compared");
     dv_stats_add(l, "elements", "output elements outside the tolerance", (double)c->mismatches, true,
@@ -81,7 +82,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
         out->check_seconds = now_seconds() - t0;
     }
     out->checked = r->check.done;
-    out->passed = r->check.done && r->check.compared && !r->check.mismatches;
+    out->passed = dv_opr_check_passed(&r->check);
     dv_opr_totals(r, &out->total);
     dv_opr_roofline_of(r, &out->res, &out->roof);
     if ((st = dv_stats_collect(dv_opr_sim(r), &out->res, &out->stats, err)) != DV_OK)

@@ -12,8 +12,8 @@ static uint64_t layout(row_tiling *s, row_base_fn base, uint64_t nr, uint64_t mo
     s->nr = nr;
     s->mode = mode;
     s->buf0 = base(s, nr, mode);
-    s->buf1 = s->buf0 + io + ROW_SKEW;
-    s->work = s->buf1 + io + ROW_SKEW;
+    s->buf1 = s->buf0 + io + UB_SKEW;
+    s->work = s->buf1 + io + UB_SKEW;
     s->t = s->work + (es == 2 ? nr * s->p32 : 0);
     s->pb = s->t + (mode == 0 ? nr * 256 : 0);
     s->rb = s->pb + (mode == 0 ? nr * 32 : 0);

@@ -11,8 +11,9 @@
 enum {
     ROW_MAX_ROWS = 255, /* a tile's rows are one op's repeats (mode 0) */
     ROW_COL_MAX_K = 31, /* mode 0 strides rows by 8k blocks, at most 255 */
-    ROW_SKEW = 256,     /* between the big buffers (two operands of a repeat in different bank groups) */
-    ROW_NARGS = 12,     /* the arguments of rows.inc's row_args */
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "lib/rows.def" /* ROW_NARGS: rows.inc checks its row_arg lines against it */
+#undef KERNEL_CONST
 };
 
 /* The tiling: rows per block and tile, schedule and UB offsets (bytes). */
@@ -32,7 +33,7 @@ typedef uint64_t (*row_base_fn)(const row_tiling *s, uint64_t nr, uint64_t mode)
 
 /* Fills s for rows x cols elements of es bytes: about four tiles per block,
  * by column when that gives ops of at least k repeats, else by row; UB from
- * base() up holds buf0, buf1 (nr rows of pio bytes, ROW_SKEW apart), work
+ * base() up holds buf0, buf1 (nr rows of pio bytes, UB_SKEW apart), work
  * (f16: nr rows of f32), T (mode 0: nr repeats), PB (mode 0: nr blocks) and
  * RB (nr blocks rounded up to 8).  More than 2^28 elements, or a row too
  * wide for UB, is DV_ERR_INPUT (naming the widest that fits). */

@@ -14,6 +14,7 @@
 #include "opcommon.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ enum {
 #undef KERNEL_CONST
 };
 _Static_assert(AT_LOOKAHEAD < AT_RING, "the statistics ring holds the items between the SM and GU streams");
+_Static_assert(AT_RING > 0 && (AT_RING & (AT_RING - 1)) == 0,
+               "the kernels index the statistics ring with andi");
+_Static_assert(2 * AT_NS <= 16, "a cross-core flag counter (at most 2 AT_NS) stays within 16 (facts #58)");
 
 /* The record (TilingData): the rows of tiling.def, which the kernels read
  * too (at_common.inc), so the order is the one list of the fields. */
@@ -47,6 +51,18 @@ typedef struct at_tiling {
 #include "tiling.def"
 #undef TILING_FIELD
 } at_tiling;
+
+/* tiling_pp (kernel.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
+ * each pair's rows are adjacent in tiling.def. */
+#define AT_PAIR(f0, f1)                                                                                      \
+    _Static_assert(offsetof(at_tiling, f1) - offsetof(at_tiling, f0) == 8, #f1 " follows " #f0)
+AT_PAIR(q0, q1);
+AT_PAIR(k0, k1);
+AT_PAIR(v0, v1);
+AT_PAIR(p0, p1);
+AT_PAIR(sb0, sb1);
+AT_PAIR(ot0, ot1);
+#undef AT_PAIR
 
 typedef struct at_state {
     at_tiling t;
@@ -135,9 +151,13 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
             if (s0 * t->d * 2 > t->l0ah || s0 * 128 * 2 > t->l0ah || 128 * t->d * 2 > t->l0bh)
                 continue;
             t->l0cs = rup(s0 * 128 * 4, cfg->align_l0c);
+            /* a slot's event id comes from a compare chain of AT_SLOTS
+             * cases, and must exist on the chip */
             t->nsl = cfg->l0c_bytes / t->l0cs;
-            if (t->nsl > AT_RING)
-                t->nsl = AT_RING;
+            if (t->nsl > AT_SLOTS)
+                t->nsl = AT_SLOTS;
+            if (t->nsl > cfg->event_ids)
+                t->nsl = cfg->event_ids;
             if (t->nsl < 2)
                 continue;
             /* UB: two S tiles if they fit (split chips need them: MTE2,
@@ -159,7 +179,7 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
             uint64_t cores = cfg->cores; /* coupled cores, or AIC groups */
             t->blocks = blocks_req ? blocks_req : t->items < cores ? t->items : cores;
             t->l = t->serial ? 0 : AT_LOOKAHEAD;
-            t->ns = AT_RING;
+            t->ns = AT_NS;
             t->sslot = s0 * s1 * 2;
             t->oslot = s0 * t->d * 2;
             t->wss = 0, t->wsp = t->ns * t->sslot, t->wso = 2 * t->ns * t->sslot;
@@ -168,18 +188,6 @@ static dv_status at_tile(const dv_chip_config *cfg, at_tiling *t, uint64_t block
         }
     return dv_error_set(err, DV_ERR_INPUT, "attention: no tiling of D=%llu fits %s's buffers",
                         (unsigned long long)t->d, cfg->name);
-}
-
-/* The record as the kernels read it: each field little-endian, 8 bytes, in
- * the rows' order. */
-static void at_record(const at_tiling *t, uint8_t *out)
-{
-    uint8_t *p = out;
-#define TILING_FIELD(member, sym, doc)                                                                       \
-    for (unsigned b = 0; b < 8; b++)                                                                         \
-        *p++ = (uint8_t)(t->member >> (8 * b));
-#include "tiling.def"
-#undef TILING_FIELD
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -214,18 +222,22 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     /* Slack after Q, K and V: a partial last block or tile loads whole
      * blocks (the rows past the end are masked or never written). */
     uint64_t qslack = t->s0 * t->d * 2, kslack = t->s1 * t->d * 2;
+    const uint64_t fields[] = {
+#define TILING_FIELD(member, sym, doc) t->member,
+#include "tiling.def"
+#undef TILING_FIELD
+    };
     if ((st = dv_opr_tensor_add(r, "q", false, qb + qslack, &s->q, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "k", false, kb + kslack, &s->k, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "v", false, kb + kslack, &s->v, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "o", true, qb, &s->o, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "tiling", false, sizeof(at_tiling), &s->rec, err)) != DV_OK ||
+        (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &s->rec, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "workspace", true, split ? t->blocks * t->wsblk : 32, &s->ws, err)) !=
             DV_OK)
         return st;
     dv_opr_fill(r, s->q, DV_DT_F16, qb / 2, -1, 1, 0);
     dv_opr_fill(r, s->k, DV_DT_F16, kb / 2, -1, 1, 1);
     dv_opr_fill(r, s->v, DV_DT_F16, kb / 2, -1, 1, 2);
-    at_record(t, dv_opr_gm(r, s->rec));
     uint64_t args[] = {r->t[s->q].addr, r->t[s->k].addr,   r->t[s->v].addr,
                        r->t[s->o].addr, r->t[s->rec].addr, r->t[s->ws].addr};
     if ((st = opc_args(r, args, 6, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)

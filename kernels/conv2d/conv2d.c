@@ -152,10 +152,15 @@ static dv_status prepare_common(dv_opr_run *r, bool fused_op, dv_error *err)
         return st;
     uint64_t xb = t->n * t->c1 * t->h * t->w * 32, wb = t->c1 * t->kk * t->co1 * 512;
     uint64_t yb = t->n * t->co1 * t->ohw * 32;
+    const uint64_t fields[] = {
+#define TILING_FIELD(member, sym, doc) t->member,
+#include "tiling.def"
+#undef TILING_FIELD
+    };
     if ((st = dv_opr_tensor_add(r, "x", false, xb, &s->x, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "w", false, wb, &s->w, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "y", true, yb, &s->y, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "tiling", false, CV_RECORD_FIELDS * 8, &s->rec, err)) != DV_OK)
+        (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &s->rec, err)) != DV_OK)
         return st;
     if (fused_op && (st = dv_opr_tensor_add(r, "bias", false, t->co1 * 32, &s->bias, err)) != DV_OK)
         return st;
@@ -163,7 +168,6 @@ static dv_status prepare_common(dv_opr_run *r, bool fused_op, dv_error *err)
                        (st = dv_opr_tensor_add(r, "biased", true, yb, &s->biased, err)) != DV_OK))
         return st;
     fill(r, s, p->c);
-    cv_record(t, dv_opr_gm(r, s->rec));
     if ((st = set_conv_args(r, s, s->unfused ? s->conv : s->y, err)) != DV_OK)
         return st;
     r->launches = s->unfused ? 3 : 1;

@@ -17,7 +17,13 @@
 
 #include "opcommon.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* tiling_pp (kernel.inc) reads buffer 1 of a pair 8 bytes past buffer 0:
+ * each pair's rows are adjacent in tiling.def. */
+_Static_assert(offsetof(cv_tiling, s1) - offsetof(cv_tiling, s0) == 8, "s1 follows s0");
+_Static_assert(offsetof(cv_tiling, w1) - offsetof(cv_tiling, w0) == 8, "w1 follows w0");
 
 bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t stride, uint64_t *out)
 {
@@ -26,13 +32,6 @@ bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t st
         return false;
     *out = (in + 2 * pad - span) / stride + 1;
     return true;
-}
-
-/* v little-endian at out. */
-static void put_u64(uint8_t *out, uint64_t v)
-{
-    for (unsigned b = 0; b < 8; b++)
-        out[b] = (uint8_t)(v >> (8 * b));
 }
 
 /* Input rows of the strip of position tile mi (as conv2d.dvs's cv_geom). */
@@ -71,8 +70,8 @@ static bool layout(const dv_chip_config *cfg, cv_tiling *t)
         return false;
     t->ubh = 0;
     if (!cfg->split) {
-        /* a 256-byte skew puts the pong half in other bank groups */
-        t->ubh = opc_round_up(t->mt * t->nt * 2, 256) + 256;
+        /* a skew puts the pong half in other bank groups */
+        t->ubh = opc_round_up(t->mt * t->nt * 2, UB_SKEW) + UB_SKEW;
         if (2 * t->ubh > cfg->ub_bytes)
             return false;
     }
@@ -223,11 +222,4 @@ dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, 
     /* the kernel's L0 layout uses the final tile sizes */
     layout(cfg, t);
     return DV_OK;
-}
-
-void cv_record(const cv_tiling *t, uint8_t *out)
-{
-#define TILING_FIELD(member, sym, doc) put_u64(out + 8 * CV_FIELD_##member, t->member);
-#include "tiling.def"
-#undef TILING_FIELD
 }

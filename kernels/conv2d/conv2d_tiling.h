@@ -30,15 +30,6 @@ typedef struct cv_tiling {
     double strip_loads, w_loads; /* per block, for the description */
 } cv_tiling;
 
-/* CV_FIELD_<member>: the index of a field in the record; CV_RECORD_FIELDS
- * of them. */
-enum {
-#define TILING_FIELD(member, sym, doc) CV_FIELD_##member,
-#include "tiling.def"
-#undef TILING_FIELD
-    CV_RECORD_FIELDS
-};
-
 /* Output size of one axis; false if the dilated kernel is wider than the
  * padded input. */
 bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t stride, uint64_t *out);
@@ -46,6 +37,5 @@ bool cv_out_dim(uint64_t in, uint64_t pad, uint64_t k, uint64_t dil, uint64_t st
  * a whole window, a feature map or output larger than the DMA fields, no
  * tiling that fits the chip's buffers). */
 dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, dv_error *err);
-void cv_record(const cv_tiling *t, uint8_t *out); /* CV_RECORD_FIELDS * 8 bytes, little-endian */
 
 #endif

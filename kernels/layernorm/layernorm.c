@@ -25,7 +25,9 @@ static const dv_operator_param params[] = {
 #define LN_EPS 1e-5
 
 enum {
-    LN_G = 1152, /* gamma, beta and U follow the fixed scratch (layernorm.dvs) */
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "consts.def" /* LN_G */
+#undef KERNEL_CONST
 };
 
 /* buf0 follows G, B (a row of f32 each) and U (mode 0: a column of the tile,
@@ -33,7 +35,7 @@ enum {
 static uint64_t ln_base(const row_tiling *s, uint64_t nr, uint64_t mode)
 {
     uint64_t u = mode == 0 ? nr * 256 : s->p32;
-    return LN_G + 2 * s->p32 + u + ROW_SKEW;
+    return LN_G + 2 * s->p32 + u + UB_SKEW;
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -44,12 +46,10 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = row_tile(r, rows, cols, es, ln_base, &s, err);
     if (st != DV_OK)
         return st;
-    const char *kernel = r->cfg->split ? (es == 2 ? "layernorm_f16_aiv" : "layernorm_f32_aiv")
-                                       : (es == 2 ? "layernorm_f16" : "layernorm_f32");
     /* 32 bytes of slack: unaligned rows are read rounded up to whole blocks. */
     uint64_t bytes = opc_round_up(rows * cols * es, 32) + 32, pbytes = opc_round_up(cols * es, 32) + 32;
     unsigned x, g, b, y;
-    if ((st = dv_opr_use_kernel(r, &dvk_layernorm_layernorm, kernel, err)) != DV_OK ||
+    if ((st = opc_use_vector_kernel(r, &dvk_layernorm_layernorm, "layernorm", es, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "gamma", false, pbytes, &g, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "beta", false, pbytes, &b, err)) != DV_OK ||

@@ -96,10 +96,15 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
     uint64_t es = t->es;
     unsigned a, b, c, rec, tab = 0;
+    const uint64_t fields[] = {
+#define TILING_FIELD(member, sym, doc) t->member,
+#include "tiling.def"
+#undef TILING_FIELD
+    };
     if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(p->m * p->k * es, 32), &a, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "b", false, opc_round_up(p->k * p->n * es, 32), &b, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "c", true, p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "tiling", false, MM_RECORD_FIELDS * 8, &rec, err)) != DV_OK)
+        (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &rec, err)) != DV_OK)
         return st;
     if (p->out == MM_OUT_VDEQ &&
         (st = dv_opr_tensor_add(r, "scales", false, opc_round_up(p->n * 8, 32), &tab, err)) != DV_OK)
@@ -111,7 +116,6 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         dv_opr_fill(r, a, in, p->m * p->k, -1, 1, 0);
         dv_opr_fill(r, b, in, p->k * p->n, -1, 1, 1);
     }
-    mm_record(t, dv_opr_gm(r, rec));
     uint64_t q = 0;
     s->scale = base_scale(p->k);
     if (p->out == MM_OUT_REQ)

@@ -68,7 +68,7 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
             t->ubnd = opc_round_up(ub, 32);
             ub = t->ubnd + t->mt * opc_round_up(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
         }
-        ub = opc_round_up(ub, 256) + 256; /* skew the pong into other bank groups */
+        ub = opc_round_up(ub, UB_SKEW) + UB_SKEW; /* skew the pong into other bank groups */
         t->ubstep = nbuf == 2 ? ub : 0;
         if (ub * nbuf > cfg->ub_bytes)
             return false;
@@ -98,9 +98,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
         (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1),
                                cfg->dma_head_cycles, true, cfg->gm_latency, cfg->gm_full_bw_bytes);
     double mte2 = chunks * chunk;
-    /* MTE1: bytes plus the start-up of each load2d (one per K fractal of
-     * the step for A and for B). */
-    double loads = 2 * k / (double)t->k0;
+    /* MTE1: bytes plus the start-up of each load2d (mm_load_l0): one per
+     * K fractal for A, and for B one per K fractal (f16, bf16: transposed
+     * fractal by fractal) or one per step (s8: the step's kfr x n1
+     * fractals at once). */
+    double kfr = (double)t->kl0 / (double)t->k0;
+    double loads = k / (double)t->k0 + (t->es == 1 ? steps : k / (double)t->k0);
     double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
                   k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
                   loads * (double)cfg->dma_head_cycles;
@@ -109,14 +112,20 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
                                          mt * nt * (double)t->oes / (double)dv_path_bw(cfg, DV_PATH_UB_GM));
     /* A tile's first chunk is fetched when the Scalar unit reaches the tile,
      * as far ahead of the Cube as the MTE1 queue lets it run: queue_depth
-     * instructions, 2 * kfr + 2 of them per step. */
-    double step_cube = cube / steps, per_step_insns = 2 * (double)t->kl0 / (double)t->k0 + 2;
+     * instructions, per step its load2d and two flags. */
+    double step_cube = cube / steps, per_step_insns = (t->es == 1 ? kfr + 1 : 2 * kfr) + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
     double first = opc_max_d(0, chunk - hidden);
-    /* The Scalar unit walks every step: counted from mm.inc, about 40
-     * instructions (4 tiling loads, 2 divisions) plus 16 per K fractal (the
-     * two load2d loops, each iteration a taken branch). */
-    double kfr = (double)t->kl0 / (double)t->k0;
+    /* The Scalar unit walks every step: about 40 instructions (4 tiling
+     * loads, 2 divisions) plus 16 per K fractal (the two load2d loops, each
+     * iteration a taken branch).  These are the counts of mm.inc before its
+     * K steps lost the divisions and three of the loads, and the tilings of
+     * tests/perf/baseline.json are chosen with them: the kernel as it is
+     * now (per step 29 + 9 kfr ALU, 2 kfr mul, 5 + 2 kfr dispatched, 1 load,
+     * 2 kfr - 0.5 taken branches for f16; 25 + 4.5 kfr, 2 + kfr, 6 + kfr, 1,
+     * kfr + 0.5 for s8; plus per chunk and per tile terms) makes other
+     * choices for seven entries, with other bytes per path, and waits for a
+     * re-bless. */
     double scalar = steps * ((40 + 16 * kfr) * (double)cfg->s_alu_cycles + 2 * (double)cfg->s_div_cycles +
                              4 * (double)cfg->s_mem_cycles + 2 * kfr * (double)cfg->s_branch_cycles);
     /* Synchronisation: the Cube pays its head when it restarts after a wait
@@ -146,10 +155,15 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     mm_tiling base;
     memset(&base, 0, sizeof base);
     base.m = p->m, base.n = p->n, base.k = p->k;
-    base.dt = p->dt;
-    base.out = p->out;
     base.es = p->dt == 2 ? 1 : 2;
     base.k0 = p->dt == 2 ? cfg->cube_k_int8 : cfg->cube_k_fp16;
+    /* mm.inc takes a fractal row as 32 bytes (facts #5), its K fractals are
+     * shifts by log2(32 / es): a chip config that says otherwise cannot run it. */
+    if (base.k0 * base.es != 32)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: the kernels take a Cube fractal row of 32 bytes (%s = %u), %s has %llu",
+                            p->dt == 2 ? "cube.k_int8" : "cube.k_fp16", p->dt == 2 ? 32u : 16u, cfg->name,
+                            (unsigned long long)base.k0);
     base.oes = out_bytes(p->out);
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);
@@ -209,16 +223,4 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
             (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
             (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
     return DV_OK;
-}
-
-void mm_record(const mm_tiling *t, uint8_t *out)
-{
-    const uint64_t f[MM_RECORD_FIELDS] = {
-#define TILING_FIELD(member, sym, doc) t->member,
-#include "tiling.def"
-#undef TILING_FIELD
-    };
-    for (unsigned i = 0; i < MM_RECORD_FIELDS; i++)
-        for (unsigned b = 0; b < 8; b++)
-            out[i * 8 + b] = (uint8_t)(f[i] >> (8 * b));
 }

@@ -27,23 +27,15 @@ typedef struct mm_tiling {
 #define TILING_FIELD(member, sym, doc) uint64_t member;
 #include "tiling.def"
 #undef TILING_FIELD
-    uint64_t dt, out;  /* the input type and output conversion (the kernel is chosen by them) */
+    uint64_t k0;       /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
     uint64_t es, oes;  /* bytes per input element, per output element in GM */
     uint64_t uboes;    /* coupled cores: bytes per element copy_l0c_ub writes to UB */
     uint64_t blocks;   /* block_dim */
     double est_cycles; /* the model's estimate that chose it */
 } mm_tiling;
 
-enum {
-    MM_RECORD_FIELDS = 0
-#define TILING_FIELD(member, sym, doc) +1
-#include "tiling.def"
-#undef TILING_FIELD
-};
-
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
-void mm_record(const mm_tiling *t, uint8_t *out); /* MM_RECORD_FIELDS * 8 bytes, little-endian */
 
 #endif

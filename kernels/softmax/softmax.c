@@ -21,7 +21,9 @@ static const dv_operator_param params[] = {
 };
 
 enum {
-    SM_FIX = 2176, /* the fixed scratch at the bottom of UB (softmax.dvs): buf0 follows */
+#define KERNEL_CONST(sym, value, doc) sym = value,
+#include "consts.def" /* SM_FIX */
+#undef KERNEL_CONST
 };
 
 static uint64_t sm_base(const row_tiling *s, uint64_t nr, uint64_t mode)
@@ -38,12 +40,10 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     dv_status st = row_tile(r, rows, cols, es, sm_base, &s, err);
     if (st != DV_OK)
         return st;
-    const char *kernel = r->cfg->split ? (es == 2 ? "softmax_f16_aiv" : "softmax_f32_aiv")
-                                       : (es == 2 ? "softmax_f16" : "softmax_f32");
     /* 32 bytes of slack: an unaligned row is read rounded up to whole blocks. */
     uint64_t bytes = opc_round_up(rows * cols * es, 32) + 32;
     unsigned x, y;
-    if ((st = dv_opr_use_kernel(r, &dvk_softmax_softmax, kernel, err)) != DV_OK ||
+    if ((st = opc_use_vector_kernel(r, &dvk_softmax_softmax, "softmax", es, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "y", true, bytes, &y, err)) != DV_OK)
         return st;

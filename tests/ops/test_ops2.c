@@ -43,14 +43,8 @@ static void busy_pair(const char *chip, const char *variant, const char *shape, 
                       uint64_t *cube, uint64_t *vec)
 {
     dv_chip_config cfg;
-    dv_error err = {DV_OK, ""};
-    ck_assert_int_eq(dv_config_builtin(chip, &cfg, &err), DV_OK);
-    dv_opjob job = {.op = dv_operator_find("attention"),
-                    .req = {.variant = variant, .shape = shape, .seed = 7},
-                    .cfg = &cfg};
     dv_opjob_result r;
-    ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);
-    ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+    ck_assert_int_eq(op_run_kept(&r, &cfg, "attention", chip, variant, NULL, shape, 0, false), DV_OK);
     dv_core_info c0 = tc_core(dv_opr_sim(r.run), 0), cv = tc_core(dv_opr_sim(r.run), cfg.split ? 1 : 0);
     *cycles = r.res.cycles;
     *cube = c0.stats->pipe[DV_PIPE_M].busy_cycles;

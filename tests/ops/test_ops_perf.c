@@ -97,19 +97,16 @@ static double row_value(const dv_metric_row *row, const char *name)
 
 START_TEST(test_metrics_agree_on_every_operator)
 {
-    unsigned covered = 0;
     for (unsigned o = 0; o < dv_operator_count(); o++) {
         const dv_operator *op = dv_operator_at(o);
         ck_assert_msg(op->cases && op->cases[0].shape, "operator %s declares no test cases", op->name);
         for (size_t c = 0; c < dv_config_builtin_count(); c++) {
-            dv_chip_config cfg;
-            dv_error err = {DV_OK, ""};
-            ck_assert_int_eq(dv_config_builtin(dv_config_builtin_name(c), &cfg, &err), DV_OK);
             /* the small case; the last launch of a multi-launch variant */
-            dv_opjob job = {.op = op, .req = {.shape = op->cases[0].shape, .seed = 1}, .cfg = &cfg};
+            const char *chip = dv_config_builtin_name(c);
+            dv_chip_config cfg;
             dv_opjob_result r;
-            ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);
-            ck_assert_int_eq(r.res.stop, DV_STOP_DONE);
+            ck_assert_int_eq(op_run_kept(&r, &cfg, op->name, chip, NULL, NULL, op->cases[0].shape, 0, false),
+                             DV_OK);
             const dv_sim *sim = dv_opr_sim(r.run);
             dv_metric_row pipe, mem;
             dv_sim_metrics(sim, &r.res, (unsigned)dv_metric_group_find("PipeUtilization"), 0, &pipe);
@@ -125,17 +122,19 @@ START_TEST(test_metrics_agree_on_every_operator)
                 {"ub_to_gm_datas", DV_PATH_UB_GM},
                 {"l0c_to_gm_datas", DV_PATH_L0C_GM},
             };
+            double moved = 0; /* every operator reads GM and writes GM: the agreement is not 0 == 0 */
             for (unsigned p = 0; p < sizeof paths / sizeof paths[0]; p++) {
                 char name[96];
                 snprintf(name, sizeof name, "core0.path.%s.bytes", dv_path_key(paths[p].path));
                 const dv_stat *st = dv_stats_find(&r.stats, name);
                 ck_assert_double_eq(row_value(&mem, paths[p].metric) * 1024, st ? st->value : 0);
+                moved += st ? st->value : 0;
             }
+            ck_assert_msg(moved > 0, "%s on %s: core 0 moved no bytes on the GM paths compared", op->name,
+                          chip);
             dv_opjob_free(&r);
-            covered++;
         }
     }
-    ck_assert_uint_eq(covered, dv_config_builtin_count() * dv_operator_count());
 }
 END_TEST
 
