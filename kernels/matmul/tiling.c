@@ -79,6 +79,18 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
     return true;
 }
 
+/* The Scalar unit's cycles for so many ALU instructions (and branches not
+ * taken, which cost as much), multiplies, instructions dispatched to a
+ * pipe, loads and stores, divisions and taken branches (the chip config's
+ * scalar.* costs). */
+static double scalar_cycles(const dv_chip_config *cfg, double alu, double mul, double disp, double mem,
+                            double div, double br)
+{
+    return alu * (double)cfg->s_alu_cycles + mul * (double)cfg->s_mul_cycles +
+           disp * (double)cfg->s_dispatch_cycles + mem * (double)cfg->s_mem_cycles +
+           div * (double)cfg->s_div_cycles + br * (double)cfg->s_branch_cycles;
+}
+
 /* Cycles of the model for one candidate. */
 static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
 {
@@ -98,11 +110,9 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
         (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1),
                                cfg->dma_head_cycles, true, cfg->gm_latency, cfg->gm_full_bw_bytes);
     double mte2 = chunks * chunk;
-    /* MTE1: bytes plus the start-up of each load2d (mm_load_l0): one per
-     * K fractal for A, and for B one per K fractal (f16, bf16: transposed
-     * fractal by fractal) or one per step (s8: the step's kfr x n1
-     * fractals at once). */
-    double kfr = (double)t->kl0 / (double)t->k0;
+    /* MTE1: bytes plus the start-up of each load2d: one per K fractal for
+     * A, and for B one per K fractal (f16, bf16: transposed fractal by
+     * fractal) or one per step (s8: the step's kfr x n1 fractals at once). */
     double loads = k / (double)t->k0 + (t->es == 1 ? steps : k / (double)t->k0);
     double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
                   k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
@@ -113,21 +123,46 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* A tile's first chunk is fetched when the Scalar unit reaches the tile,
      * as far ahead of the Cube as the MTE1 queue lets it run: queue_depth
      * instructions, per step its load2d and two flags. */
+    double kfr = (double)t->kl0 / (double)t->k0;
     double step_cube = cube / steps, per_step_insns = (t->es == 1 ? kfr + 1 : 2 * kfr) + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
     double first = opc_max_d(0, chunk - hidden);
-    /* The Scalar unit walks every step: about 40 instructions (4 tiling
-     * loads, 2 divisions) plus 16 per K fractal (the two load2d loops, each
-     * iteration a taken branch).  These are the counts of mm.inc before its
-     * K steps lost the divisions and three of the loads, and the tilings of
-     * tests/perf/baseline.json are chosen with them: the kernel as it is
-     * now (per step 29 + 9 kfr ALU, 2 kfr mul, 5 + 2 kfr dispatched, 1 load,
-     * 2 kfr - 0.5 taken branches for f16; 25 + 4.5 kfr, 2 + kfr, 6 + kfr, 1,
-     * kfr + 0.5 for s8; plus per chunk and per tile terms) makes other
-     * choices for seven entries, with other bytes per path, and waits for a
-     * re-bless. */
-    double scalar = steps * ((40 + 16 * kfr) * (double)cfg->s_alu_cycles + 2 * (double)cfg->s_div_cycles +
-                             4 * (double)cfg->s_mem_cycles + 2 * kfr * (double)cfg->s_branch_cycles);
+    /* The Scalar unit, counted on the main path of the disassembly of
+     * db.dvs (dvsim asm kernels/matmul/db.dvs -I kernels/lib -I
+     * kernels/matmul, then dvsim disasm): matmul_db_f16_f16, its _aic twin
+     * and matmul_db_s8_deq; the other plans and conversions differ by a few
+     * flags.  Ping and pong steps are averaged, loops take their branch
+     * but on the last iteration, and a branch not taken counts as ALU.
+     * Per K step of kfr fractals (mm_step_in, mm_load_l0, mm_mmad):
+     *   f16, bf16: 29 + 9 kfr ALU, 2 kfr mul, 5 + 2 kfr dispatched (three
+     *   flags, two load2d per fractal, the mmad, a flag), 1 load (T_L1B),
+     *   2 kfr - 0.5 taken branches (the A and B fractal loops, the mmad's
+     *   accumulate branch, the loop back every second step);
+     *   s8: B is one load2d of the step's kfr x n1 fractals: 25 + 4.5 kfr
+     *   ALU, 2 + kfr mul, 6 + kfr dispatched, 1 load, kfr + 0.5 taken. */
+    double step_s = t->es == 1 ? scalar_cycles(cfg, 25 + 4.5 * kfr, 2 + kfr, 6 + kfr, 1, 0, kfr + 0.5)
+                               : scalar_cycles(cfg, 29 + 9 * kfr, 2 * kfr, 5 + 2 * kfr, 1, 0, 2 * kfr - 0.5);
+    /* Per L1 chunk (mm_chunk around its steps, with the B load of
+     * mm_load_l1, the tile's first in mm_tile): 25 ALU (s8's B address 3
+     * fewer), 1 mul, 5 dispatched, 13 loads and stores (the record's K,
+     * KL1, L1BSTEP, L1B, N, and kc, kv through sdata), 2.5 taken branches.
+     * Per chunk of a tile that loads the A panel (mm_load_l1's A part): 12
+     * ALU, 4 mul, 1 dispatched, 1 load. */
+    double chunk_s = scalar_cycles(cfg, t->es == 1 ? 22 : 25, 1, 5, 13, 0, 2.5);
+    double apanel_s = scalar_cycles(cfg, 12, 4, 1, 1, 0, 0);
+    /* Per tile (mm_tile: its place by divremu, its sizes from the record,
+     * the panel's reuse, T_KL0 and T_L0STEP): 19 ALU, 3 mul, 2 dispatched,
+     * 10 loads, 1 division, 2 taken branches; then the output path: on
+     * split chips (mm_out_split, one fixp) 11 ALU, 2 mul, 4 dispatched, 1
+     * load; on coupled cores (mm_out_coupled, f16 / f32 / deq; vdeq and req
+     * a few more) 19 ALU, 4 mul, 7 dispatched, 1 load, and per fractal
+     * column (n1 of them: the copy_l0c_ub and copy_ub_gm loops) 8 ALU, 2
+     * mul, 2 dispatched, 2 taken branches but for the last. */
+    double n1 = nt / 16;
+    double out_s = cfg->split ? scalar_cycles(cfg, 11, 2, 4, 1, 0, 0)
+                              : scalar_cycles(cfg, 19 + 8 * n1, 4 + 2 * n1, 7 + 2 * n1, 1, 0, 2 * n1 - 2);
+    double scalar = scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
+                    rows / (double)t->tpb * chunks * apanel_s;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
