@@ -153,3 +153,11 @@ dv_status opc_prepare_elementwise(dv_opr_run *r, const dv_kernel_blob *blob, con
     opc_describe_split(r, &s);
     return DV_OK;
 }
+
+double opc_scalar_cycles(const dv_chip_config *cfg, double alu, double mul, double disp, double mem,
+                         double div, double br)
+{
+    return alu * (double)cfg->s_alu_cycles + mul * (double)cfg->s_mul_cycles +
+           disp * (double)cfg->s_dispatch_cycles + mem * (double)cfg->s_mem_cycles +
+           div * (double)cfg->s_div_cycles + br * (double)cfg->s_branch_cycles;
+}

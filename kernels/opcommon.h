@@ -26,6 +26,13 @@ static inline uint64_t opc_min(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* The Scalar unit's cycles for so many ALU instructions (and branches not
+ * taken, which cost as much), multiplies, instructions dispatched to a
+ * pipe, loads and stores, divisions and taken branches: the chip config's
+ * scalar.* costs, for the tiling models' counts of their kernels. */
+double opc_scalar_cycles(const dv_chip_config *cfg, double alu, double mul, double disp, double mem,
+                         double div, double br);
+
 static inline double opc_max_d(double a, double b)
 {
     return a > b ? a : b;

@@ -15,6 +15,7 @@
  * the last output, which nothing hides.  Ties go to the larger tile. */
 #include "conv2d_tiling.h"
 
+#include "dv_timing.h"
 #include "opcommon.h"
 
 #include <stddef.h>
@@ -78,17 +79,49 @@ static bool layout(const dv_chip_config *cfg, cv_tiling *t)
     return true;
 }
 
+/* Cycles of a GM -> L1 DMA of `bytes` in the timing model. */
+static double gm_l1(const dv_chip_config *cfg, uint64_t bytes)
+{
+    return (double)dv_xfer_cycles(bytes, dv_path_bw(cfg, DV_PATH_GM_L1), cfg->dma_head_cycles, true,
+                                  cfg->gm_latency, cfg->gm_full_bw_bytes);
+}
+
 /* Cycles of the model for block 0 of candidate t. */
 static double estimate(const dv_chip_config *cfg, cv_tiling *t)
 {
     double cube = 0, mte2 = 0, mte1 = 0, out = 0, scalar = 0, first = 0, last = 0;
-    double head = (double)cfg->dma_head_cycles, lat = (double)cfg->gm_latency;
-    /* The Scalar unit's bookkeeping in conv2d.dvs: an item's geometry and
-     * loads take about 9 divisions, 40 loads and stores and 60 other
-     * instructions, a K step about 14 loads and 40 others. */
-    double item_s =
-        9 * (double)cfg->s_div_cycles + 40 * (double)cfg->s_mem_cycles + 60 * (double)cfg->s_alu_cycles;
-    double step_s = 14 * (double)cfg->s_mem_cycles + 40 * (double)cfg->s_alu_cycles;
+    double head = (double)cfg->dma_head_cycles;
+    /* The Scalar unit, counted on conv2d.dvs's scalar lane of a traced run
+     * (dvsim run conv2d --blocks 1 --no-data --trace: each scalar slice has
+     * its source line; the library's lines are its caller's) and checked
+     * against the disassembly (dvsim asm kernels/conv2d/conv2d.dvs -I
+     * kernels/lib -I kernels/conv2d, dvsim disasm).  Per item: cv_geom of
+     * the item (38 ALU, 10 mul, 32 loads and stores of the record and the
+     * sdata geometry, 5 divisions: divremu 4 times and oh_e's divu, 1 taken
+     * branch) and the item's bookkeeping (cv_next, the two cv_bufs,
+     * cv_compute's set-up of the load3d, load2d and mmad words, cv_tile's
+     * chunk test, cv_advance: 45 ALU, 2 mul, 4.5 dispatched, 17 loads, 8.5
+     * taken branches; with one chunk cv_next compares the neighbours'
+     * geometry, 4 loads, 2 ALU and 1 taken branch more).  Per strip loaded
+     * (cv_load_strip): 11 ALU, 7 mul, 3 dispatched, 10 loads, 2 taken; per
+     * weight chunk (cv_load_w): the same with 8 loads.  Per K step
+     * (cv_step and the step loop of cv_compute): 14 ALU, 3 mul, 7
+     * dispatched (load3d, load2d, four flags, the mmad), 0.5 taken (the
+     * loop back every second step), no load.  Per tile: the output path
+     * (cv_dst and cv_out_v: 15 ALU, 5 mul, 9 dispatched, 9 loads, 1 taken;
+     * cv_out_fix: 11.5 ALU, 4 mul, 4 dispatched, 9.5 loads, 1 taken) and
+     * the first product (cv_first: 3 dispatched, 1 load, 1 taken; with the
+     * bias 9 ALU, 6 dispatched, 7 loads, 1 taken). */
+    double geom_s = opc_scalar_cycles(cfg, 38, 10, 0, 32, 5, 1);
+    double item_s = geom_s + (t->nch > 1 ? opc_scalar_cycles(cfg, 45, 2, 4.5, 17, 0, 8.5)
+                                         : opc_scalar_cycles(cfg, 47, 2, 4.5, 21, 0, 9.5));
+    double strip_s = opc_scalar_cycles(cfg, 11, 7, 3, 10, 0, 2),
+           w_s = opc_scalar_cycles(cfg, 11, 7, 3, 8, 0, 2);
+    double step_s = opc_scalar_cycles(cfg, 14, 3, 7, 0, 0, 0.5);
+    double tile_s =
+        (cfg->split ? opc_scalar_cycles(cfg, 11.5, 4, 4, 9.5, 0, 1)
+                    : opc_scalar_cycles(cfg, 15, 5, 9, 9, 0, 1)) +
+        (t->bias ? opc_scalar_cycles(cfg, 9, 0, 6, 7, 0, 1) : opc_scalar_cycles(cfg, 0, 0, 3, 1, 0, 1));
     uint64_t kb = t->c1 * t->kk;
     uint64_t end = opc_min(t->tpb, t->tiles);
     int64_t pn = -1, pmi = -1, pni = -1;
@@ -102,33 +135,59 @@ static double estimate(const dv_chip_config *cfg, cv_tiling *t)
             uint64_t ccv = opc_min(t->cc, t->c1 - c * t->cc);
             bool news = t->nch > 1 || (int64_t)n != pn || (int64_t)mi != pmi;
             bool neww = t->nch > 1 || (int64_t)ni != pni;
-            double bytes =
-                (news ? (double)(ccv * rows * t->w * 32) : 0) + (neww ? (double)(ccv * t->kk * n1 * 512) : 0);
-            mte2 += bytes / (double)dv_path_bw(cfg, DV_PATH_GM_L1) + (news + neww) * (head + lat / 2);
+            /* MTE2: each strip and weight chunk is one DMA, priced as the
+             * timing model prices it (dv_xfer_cycles: head, bytes over the
+             * GM->L1 path, and the GM latency of a transfer short of
+             * path.gm_full_bw_bytes). */
+            double load = (news ? gm_l1(cfg, ccv * rows * t->w * 32) : 0) +
+                          (neww ? gm_l1(cfg, ccv * t->kk * n1 * 512) : 0);
+            mte2 += load;
             t->strip_loads += news;
             t->w_loads += neww;
+            /* The Cube starts when the block's first loads have landed. */
             if (tile == 0 && c == 0)
-                first = bytes / (double)dv_path_bw(cfg, DV_PATH_GM_L1) + lat;
+                first = load;
             uint64_t steps = opc_ceil_div(ccv * t->kk, t->kstep);
-            mte1 += (double)(m1 * ccv * t->kk * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
-                    (double)(ccv * t->kk * n1 * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
-                    2 * head * (double)steps;
-            cube += (double)steps * (double)cfg->cube_head_cycles / 2;
-            scalar += item_s + step_s * (double)steps;
+            double a = (double)(m1 * ccv * t->kk * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0A),
+                   b = (double)(ccv * t->kk * n1 * 512) / (double)dv_path_bw(cfg, DV_PATH_L1_L0B);
+            mte1 += a + b + 2 * head * (double)steps;
+            /* The Cube pays its head (cube.head_cycles) when an mmad does
+             * not follow the previous one back to back: at the item's first
+             * step, and at every step when MTE1 fills a step's halves
+             * slower than the Cube multiplies them. */
+            double cube_step = (double)(m1 * t->kstep * n1 * cfg->cube_fractal_cycles);
+            double mte1_step = (a + b) / (double)steps + 2 * head;
+            cube += (mte1_step > cube_step ? (double)steps : 1) * (double)cfg->cube_head_cycles;
+            scalar += item_s + (news ? strip_s : 0) + (neww ? w_s : 0) + step_s * (double)steps;
         }
+        scalar += tile_s;
         cube += (double)(m1 * kb * n1 * cfg->cube_fractal_cycles);
-        if (cfg->split)
-            last = (double)(mv * nv * 2) / (double)dv_path_bw(cfg, DV_PATH_L0C_GM) + head + lat / 2;
-        else
-            last = opc_max_d((double)(m1 * n1 * 1024) / (double)dv_path_bw(cfg, DV_PATH_L0C_UB),
-                             (double)(mv * n1 * 32) / (double)dv_path_bw(cfg, DV_PATH_UB_GM) + lat / 2) +
-                   head;
-        out += last;
+        /* The output path: FixPipe's one fixp to GM, or on coupled cores
+         * copy_l0c_ub (Vector pipe) then copy_ub_gm (MTE3), each priced by
+         * dv_xfer_cycles.  Across tiles the two pipes overlap (the busier
+         * one sets the pace); the last tile pays both. */
+        if (cfg->split) {
+            double fix =
+                (double)dv_xfer_cycles(mv * nv * 2, dv_path_bw(cfg, DV_PATH_L0C_GM), cfg->dma_head_cycles,
+                                       true, cfg->gm_latency, cfg->gm_full_bw_bytes);
+            out += fix;
+            last = fix;
+        } else {
+            double v =
+                (double)dv_xfer_cycles(m1 * n1 * 1024, dv_path_bw(cfg, DV_PATH_L0C_UB), cfg->dma_head_cycles,
+                                       false, cfg->gm_latency, cfg->gm_full_bw_bytes);
+            double m3 =
+                (double)dv_xfer_cycles(mv * n1 * 32, dv_path_bw(cfg, DV_PATH_UB_GM), cfg->dma_head_cycles,
+                                       true, cfg->gm_latency, cfg->gm_full_bw_bytes);
+            out += opc_max_d(v, m3);
+            last = v + m3;
+        }
         pn = (int64_t)n, pmi = (int64_t)mi, pni = (int64_t)ni;
     }
     /* The pipes overlap in the steady state; the first item's load (after
      * the Scalar unit's set-up of it) and the last tile's output do not. */
-    return opc_max_d(opc_max_d(cube, mte2), opc_max_d(opc_max_d(mte1, out), scalar)) + first + last + item_s;
+    return opc_max_d(opc_max_d(cube, mte2), opc_max_d(opc_max_d(mte1, out), scalar)) + first + last + geom_s +
+           strip_s;
 }
 
 dv_status cv_tile(const dv_chip_config *cfg, const cv_problem *p, cv_tiling *t, dv_error *err)

@@ -79,18 +79,6 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
     return true;
 }
 
-/* The Scalar unit's cycles for so many ALU instructions (and branches not
- * taken, which cost as much), multiplies, instructions dispatched to a
- * pipe, loads and stores, divisions and taken branches (the chip config's
- * scalar.* costs). */
-static double scalar_cycles(const dv_chip_config *cfg, double alu, double mul, double disp, double mem,
-                            double div, double br)
-{
-    return alu * (double)cfg->s_alu_cycles + mul * (double)cfg->s_mul_cycles +
-           disp * (double)cfg->s_dispatch_cycles + mem * (double)cfg->s_mem_cycles +
-           div * (double)cfg->s_div_cycles + br * (double)cfg->s_branch_cycles;
-}
-
 /* Cycles of the model for one candidate. */
 static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
 {
@@ -140,16 +128,17 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      *   accumulate branch, the loop back every second step);
      *   s8: B is one load2d of the step's kfr x n1 fractals: 25 + 4.5 kfr
      *   ALU, 2 + kfr mul, 6 + kfr dispatched, 1 load, kfr + 0.5 taken. */
-    double step_s = t->es == 1 ? scalar_cycles(cfg, 25 + 4.5 * kfr, 2 + kfr, 6 + kfr, 1, 0, kfr + 0.5)
-                               : scalar_cycles(cfg, 29 + 9 * kfr, 2 * kfr, 5 + 2 * kfr, 1, 0, 2 * kfr - 0.5);
+    double step_s = t->es == 1
+                        ? opc_scalar_cycles(cfg, 25 + 4.5 * kfr, 2 + kfr, 6 + kfr, 1, 0, kfr + 0.5)
+                        : opc_scalar_cycles(cfg, 29 + 9 * kfr, 2 * kfr, 5 + 2 * kfr, 1, 0, 2 * kfr - 0.5);
     /* Per L1 chunk (mm_chunk around its steps, with the B load of
      * mm_load_l1, the tile's first in mm_tile): 25 ALU (s8's B address 3
      * fewer), 1 mul, 5 dispatched, 13 loads and stores (the record's K,
      * KL1, L1BSTEP, L1B, N, and kc, kv through sdata), 2.5 taken branches.
      * Per chunk of a tile that loads the A panel (mm_load_l1's A part): 12
      * ALU, 4 mul, 1 dispatched, 1 load. */
-    double chunk_s = scalar_cycles(cfg, t->es == 1 ? 22 : 25, 1, 5, 13, 0, 2.5);
-    double apanel_s = scalar_cycles(cfg, 12, 4, 1, 1, 0, 0);
+    double chunk_s = opc_scalar_cycles(cfg, t->es == 1 ? 22 : 25, 1, 5, 13, 0, 2.5);
+    double apanel_s = opc_scalar_cycles(cfg, 12, 4, 1, 1, 0, 0);
     /* Per tile (mm_tile: its place by divremu, its sizes from the record,
      * the panel's reuse, T_KL0 and T_L0STEP): 19 ALU, 3 mul, 2 dispatched,
      * 10 loads, 1 division, 2 taken branches; then the output path: on
@@ -159,9 +148,9 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * column (n1 of them: the copy_l0c_ub and copy_ub_gm loops) 8 ALU, 2
      * mul, 2 dispatched, 2 taken branches but for the last. */
     double n1 = nt / 16;
-    double out_s = cfg->split ? scalar_cycles(cfg, 11, 2, 4, 1, 0, 0)
-                              : scalar_cycles(cfg, 19 + 8 * n1, 4 + 2 * n1, 7 + 2 * n1, 1, 0, 2 * n1 - 2);
-    double scalar = scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
+    double out_s = cfg->split ? opc_scalar_cycles(cfg, 11, 2, 4, 1, 0, 0)
+                              : opc_scalar_cycles(cfg, 19 + 8 * n1, 4 + 2 * n1, 7 + 2 * n1, 1, 0, 2 * n1 - 2);
+    double scalar = opc_scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
                     rows / (double)t->tpb * chunks * apanel_s;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
