@@ -385,14 +385,32 @@ typedef struct src_ctx {
 static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const src_ctx *ctx);
 static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
 
-/* The argument text of a call: after the name, either `a, b` or `(a, b)`. */
+/* The offset of the ')' that closes the '(' at p[0] (outside strings, as
+ * split_args reads them), or len if none does. */
+static size_t closing_paren(const char *p, size_t len)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] == '"')
+            in_string = !in_string;
+        else if (p[i] == '(' && !in_string)
+            depth++;
+        else if (p[i] == ')' && !in_string && --depth == 0)
+            return i;
+    }
+    return len;
+}
+
+/* The argument text of a call: after the name, either `a, b` or `(a, b)`;
+ * `(1+2), (3+4)` is two arguments, not `1+2), (3+4` in parentheses. */
 static const char *call_args(const char *rest, char *buf, size_t size)
 {
     const char *p = skip_ws(rest);
     size_t len = strlen(p);
     while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
         len--;
-    if (*p == '(' && len >= 2 && p[len - 1] == ')' && len - 2 < size) {
+    if (*p == '(' && len >= 2 && closing_paren(p, len) == len - 1 && len - 2 < size) {
         memcpy(buf, p + 1, len - 2);
         buf[len - 2] = '\0';
         return buf;

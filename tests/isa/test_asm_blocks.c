@@ -75,6 +75,14 @@ START_TEST(test_defaults_parens_and_names)
     ck_assert_int_eq(insn_at(o, 3).f[DV_F_IMM], 7);
     ck_assert_int_eq(insn_at(o, 4).f[DV_F_IMM], 7); /* an empty argument takes the default */
     dv_obj_destroy(o);
+    /* parenthesised arguments: the outer parentheses of name(args) go only
+     * when they match each other */
+    o = ASM_OK(".macro two a, b\n  addi x1, x0, \\a\n  addi x2, x0, \\b\n.endm\n"
+               ".kernel k\n two (1+2), (3+4)\n two((1+2)*2, (3+4))\n two (5), 6\n end\n");
+    static const int64_t want[] = {3, 7, 6, 7, 5, 6};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(insn_at(o, i).f[DV_F_IMM], want[i]);
+    dv_obj_destroy(o);
     /* an .irp inside a macro: the macro keeps the .irp's \pl\() for it, so
      * each copy has its own label, and the macro's own \name\() still ends
      * its name */
