@@ -289,18 +289,29 @@ static char *find_include(asm_state *as, const char *from, const char *name, cha
     return NULL;
 }
 
+/* What substitute() replaces in the lines of a body. */
+typedef struct subst {
+    char *const *names; /* \names[k] -> values[k] */
+    char *const *values;
+    unsigned n;
+    const unsigned *counter; /* \@ (a macro expansion's number); NULL: kept */
+    const unsigned *iter;    /* \+ (a .rept's or .irp's iteration); NULL: kept */
+} subst;
+
 /* Replaces \NAME by value when the longest identifier after the backslash
- * is one of names[], \@ by counter (when counter is set), and \() by
- * nothing (it ends a name: "\name\()_f16").  A \NAME that is none of
- * names[] is kept with the \() after it, for the .irp or .rept inside a
+ * is one of names[], \@ by counter and \+ by iter (when they are set), and
+ * \() by nothing (it ends a name: "\name\()_f16").  A \NAME that is none
+ * of names[] is kept with the \() after it, for the .irp or .rept inside a
  * macro body that expands it later ("half\pp\()_\@"). */
-static void substitute(dv_buf *out, const char *text, char *const *names, char *const *values, unsigned n,
-                       const unsigned *counter)
+static void substitute(dv_buf *out, const char *text, const subst *sb)
 {
+    char *const *names = sb->names, *const *values = sb->values;
+    unsigned n = sb->n;
     bool kept_name = false; /* the last thing copied was a \NAME of someone else */
     for (const char *p = text; *p;) {
-        if (*p == '\\' && p[1] == '@' && counter) {
-            dv_buf_printf(out, "%u", *counter);
+        const unsigned *num = p[0] != '\\' ? NULL : p[1] == '@' ? sb->counter : p[1] == '+' ? sb->iter : NULL;
+        if (num) {
+            dv_buf_printf(out, "%u", *num);
             p += 2;
             kept_name = false;
             continue;
@@ -384,6 +395,54 @@ typedef struct src_ctx {
 
 static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const src_ctx *ctx);
 static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
+static bool opens_rep(const char *p);
+
+/* One copy of a body (a macro's, a .rept's or an .irp's): each line
+ * substituted into a new line list, which is read like a file's lines in
+ * ctx, then freed.  \+ is the iteration of the innermost .rept or .irp
+ * around it, so it is replaced only outside the blocks nested in the body.
+ * A line that grows past MAX_LINE (arguments that contain their own
+ * expansion grow exponentially with the nesting) stops the expansion, with
+ * an error naming `what`. */
+static dv_status run_copy(asm_state *as, const src_line *body, size_t nbody, const subst *sb,
+                          const char *what, const src_ctx *ctx)
+{
+    src_line *copy = calloc(nbody ? nbody : 1, sizeof *copy);
+    if (!copy)
+        return DV_ERR_NOMEM;
+    dv_status st = DV_OK;
+    size_t n = 0;
+    int nested = 0; /* .rept / .irp blocks of the body open at this line */
+    subst here = *sb;
+    for (size_t k = 0; k < nbody && st == DV_OK && !as->too_long; k++) {
+        dv_buf b = DV_BUF_INIT;
+        here.iter = nested ? NULL : sb->iter;
+        substitute(&b, body[k].text, &here);
+        const char *p = skip_ws(b.data ? b.data : "");
+        if (opens_rep(p))
+            nested++;
+        else if (nested && match_word(p, ".endr"))
+            nested--;
+        if (b.oom) {
+            st = DV_ERR_NOMEM;
+        } else if (b.len > MAX_LINE) {
+            asm_diag_in(as, ctx->call, body[k].file, body[k].line, 1,
+                        "%s expands to a line longer than %d characters", what, MAX_LINE);
+            as->too_long = true;
+        } else {
+            copy[n++] = (src_line){dv_buf_take(&b, NULL), body[k].file, body[k].line, body[k].call};
+            if (!copy[n - 1].text)
+                st = DV_ERR_NOMEM;
+        }
+        dv_buf_free(&b);
+    }
+    if (st == DV_OK && !as->too_long)
+        st = run_lines(as, copy, n, ctx);
+    for (size_t k = 0; k < n; k++)
+        free(copy[k].text);
+    free(copy);
+    return st;
+}
 
 /* The offset of the ')' that closes the '(' at p[0] (outside strings, as
  * split_args reads them), or len if none does. */
@@ -450,37 +509,13 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
     for (unsigned k = 0; k < m->nparams; k++)
         values[k] = k < nargs && (args[k][0] || !m->defaults[k]) ? args[k] : m->defaults[k];
     unsigned counter = as->macro_counter++;
-    src_line *body = calloc(m->nbody ? m->nbody : 1, sizeof *body);
-    dv_status st = body ? DV_OK : DV_ERR_NOMEM;
-    size_t nbody = 0;
-    for (size_t i = 0; i < m->nbody && st == DV_OK; i++) {
-        dv_buf b = DV_BUF_INIT;
-        substitute(&b, m->body[i].text, m->params, values, m->nparams, &counter);
-        if (b.oom) {
-            st = DV_ERR_NOMEM;
-        } else if (b.len > MAX_LINE) {
-            /* Arguments that contain their own expansion grow exponentially
-             * with the nesting depth: stop at the first overlong line. */
-            asm_diag_in(as, ctx->call, m->body[i].file, m->body[i].line, 1,
-                        "macro '%s' expands to a line longer than %d characters", m->name, MAX_LINE);
-            as->too_long = true;
-            dv_buf_free(&b);
-            break;
-        } else {
-            body[nbody++] = (src_line){dv_buf_take(&b, NULL), m->body[i].file, m->body[i].line, {0, 0, 0}};
-            if (!body[nbody - 1].text)
-                st = DV_ERR_NOMEM;
-        }
-        dv_buf_free(&b);
-    }
+    subst sb = {m->params, values, m->nparams, &counter, NULL};
+    char what[80];
+    snprintf(what, sizeof what, "macro '%s'", m->name);
     /* The body's lines are the call's: inner calls keep the outermost one. */
     src_call here = {file, line, col};
     src_ctx inner = {ctx->inc_depth, ctx->mac_depth + 1, 0, ctx->call ? ctx->call : &here};
-    if (st == DV_OK)
-        st = run_lines(as, body, nbody, &inner);
-    for (size_t i = 0; body && i < nbody; i++)
-        free(body[i].text);
-    free(body);
+    dv_status st = run_copy(as, m->body, m->nbody, &sb, what, &inner);
     free_args(args, nargs);
     return st;
 }
@@ -804,34 +839,9 @@ static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n,
 static dv_status rep_copy(asm_state *as, const src_line *body, size_t nbody, char *name, char *value,
                           unsigned iter, const src_ctx *ctx)
 {
-    src_line *copy = calloc(nbody ? nbody : 1, sizeof *copy);
-    if (!copy)
-        return DV_ERR_NOMEM;
-    dv_status st = DV_OK;
-    char num[16];
-    snprintf(num, sizeof num, "%u", iter);
-    for (size_t k = 0; k < nbody && st == DV_OK; k++) {
-        dv_buf b = DV_BUF_INIT, c = DV_BUF_INIT;
-        char *names[1] = {name}, *values[1] = {value};
-        substitute(&b, body[k].text, names, values, name ? 1 : 0, NULL);
-        for (const char *q = b.data ? b.data : ""; *q; q++) { /* \+ */
-            if (q[0] == '\\' && q[1] == '+')
-                dv_buf_puts(&c, num), q++;
-            else
-                dv_buf_append(&c, q, 1);
-        }
-        copy[k] = (src_line){dv_buf_take(&c, NULL), body[k].file, body[k].line, body[k].call};
-        if (b.oom || !copy[k].text)
-            st = DV_ERR_NOMEM;
-        dv_buf_free(&b);
-        dv_buf_free(&c);
-    }
-    if (st == DV_OK)
-        st = run_lines(as, copy, nbody, ctx);
-    for (size_t k = 0; k < nbody; k++)
-        free(copy[k].text);
-    free(copy);
-    return st;
+    char *names[1] = {name}, *values[1] = {value};
+    subst sb = {names, values, name ? 1 : 0, NULL, &iter};
+    return run_copy(as, body, nbody, &sb, name ? ".irp" : ".rept", ctx);
 }
 
 static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx,

@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,25 @@ START_TEST(test_rept_irp)
     ck_assert_int_eq(insn_at(o, 7).f[DV_F_IMM], 2);
     ck_assert_int_eq(insn_at(o, 9).f[DV_F_IMM], 2);
     dv_obj_destroy(o);
+    /* \+ is the innermost block's iteration; the outer one's is \+ in the
+     * lines outside the inner block (the inner header included) */
+    o = ASM_OK(".rept 2\n  addi x2, x0, \\+\n.rept \\+ + 2\n  addi x1, x0, \\+\n.endr\n.endr\n"
+               ".irp o, 0, 1\n.rept 2\nl\\o\\()_\\+:\n  bne x1, x0, l\\o\\()_\\+\n.endr\n.endr\n");
+    static const int64_t want[] = {0, 0, 1, 1, 0, 1, 2};
+    ck_assert_uint_eq(o->text_size / 8, 7 + 4);
+    for (size_t i = 0; i < 7; i++)
+        ck_assert_int_eq(insn_at(o, i).f[DV_F_IMM], want[i]);
+    ck_assert_int_eq(insn_at(o, 0).f[DV_F_R0], 2);
+    ck_assert_int_eq(insn_at(o, 3).f[DV_F_R0], 2);
+    dv_obj_destroy(o);
+    /* an .irp value that holds its own expansion grows past the line limit:
+     * the copy stops there, as a macro's does */
+    char src[8192];
+    int len = snprintf(src, sizeof src, ".irp a, %0500d\n.irp b", 0);
+    for (int i = 0; i < 4; i++) /* 4 x 1000 characters */
+        len += snprintf(src + len, sizeof src - (size_t)len, ", \\a\\a");
+    snprintf(src + len, sizeof src - (size_t)len, "\n.ifb \\b\\b\\b\\b\\b\n.endif\n.endr\n.endr\n");
+    EXPECT_ASM_ERROR(src, "t.dvs:3:1:", ".irp expands to a line longer than 4096");
 }
 END_TEST
 
