@@ -14,7 +14,11 @@
 #include <string.h>
 
 /* MAX_LINES bounds the whole expansion: a macro that calls itself twice is
- * exponential long before it is MAX_MACRO_DEPTH deep. */
+ * exponential long before it is MAX_MACRO_DEPTH deep, and a .rept in a
+ * .rept multiplies.  A line is counted when it is made (read from a file,
+ * or copied from a macro's or a block's body), whether or not it is then
+ * assembled, so lines under a false .if count too; an expansion or a
+ * repetition of an empty body counts one. */
 enum {
     MAX_INCLUDE_DEPTH = 16,
     MAX_MACRO_DEPTH = 32,
@@ -101,16 +105,19 @@ void asm_diag_in(asm_state *as, const src_call *call, uint32_t file, uint32_t li
     va_end(ap);
 }
 
-/* Counts one line of expansion against the budget; false once it is spent. */
-static bool budget(asm_state *as, uint32_t file, uint32_t line)
+/* Counts n lines of expansion (at least one) against the budget, made at
+ * file:line; false once it is spent. */
+static bool budget(asm_state *as, const src_call *call, uint32_t file, uint32_t line, size_t n)
 {
     if (as->too_long)
         return false;
-    if (++as->expanded < MAX_LINES)
+    as->expanded += n ? n : 1;
+    if (as->expanded <= MAX_LINES)
         return true;
     as->too_long = true;
-    asm_diag(as, file, line, 1, "the source expands to more than %d lines (runaway macro recursion?)",
-             MAX_LINES);
+    asm_diag_in(as, call, file, line, 0,
+                "the source expands to more than %d lines (a runaway macro, .rept, .irp or .include?)",
+                MAX_LINES);
     return false;
 }
 
@@ -508,6 +515,10 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
     char *values[MAX_MACRO_ARGS];
     for (unsigned k = 0; k < m->nparams; k++)
         values[k] = k < nargs && (args[k][0] || !m->defaults[k]) ? args[k] : m->defaults[k];
+    if (!budget(as, ctx->call, file, line, m->nbody)) {
+        free_args(args, nargs);
+        return DV_OK; /* the budget error fails the assembly */
+    }
     unsigned counter = as->macro_counter++;
     subst sb = {m->params, values, m->nparams, &counter, NULL};
     char what[80];
@@ -524,7 +535,7 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
 static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uint32_t line,
                              const src_ctx *ctx)
 {
-    if (!budget(as, file, line))
+    if (as->too_long)
         return DV_OK; /* dropped; the budget error fails the assembly */
     /* Peel leading labels onto lines of their own so "loop: mymacro x1"
      * expands the macro; blanking (not cutting) keeps columns right. */
@@ -835,10 +846,13 @@ static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n,
     return else_at < end ? run_lines(as, lines + else_at + 1, end - else_at - 1, &inner) : DV_OK;
 }
 
-/* One copy of a repeated body: \name -> value (.irp), \+ -> the iteration. */
-static dv_status rep_copy(asm_state *as, const src_line *body, size_t nbody, char *name, char *value,
-                          unsigned iter, const src_ctx *ctx)
+/* One copy of a repeated body (after the .rept or .irp line at): \name ->
+ * value (.irp), \+ -> the iteration. */
+static dv_status rep_copy(asm_state *as, const src_line *at, const src_line *body, size_t nbody, char *name,
+                          char *value, unsigned iter, const src_ctx *ctx)
 {
+    if (!budget(as, ctx->call, at->file, at->line, nbody))
+        return DV_OK; /* the budget error fails the assembly */
     char *names[1] = {name}, *values[1] = {value};
     subst sb = {names, values, name ? 1 : 0, NULL, &iter};
     return run_copy(as, body, nbody, &sb, name ? ".irp" : ".rept", ctx);
@@ -876,7 +890,7 @@ static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n
             return DV_OK;
         }
         for (int64_t k = 0; k < count && st == DV_OK && !as->too_long; k++)
-            st = rep_copy(as, body, nbody, NULL, NULL, (unsigned)k, &inner);
+            st = rep_copy(as, &lines[i], body, nbody, NULL, NULL, (unsigned)k, &inner);
         return st;
     }
     rest = match_word(p, ".irp");
@@ -892,9 +906,9 @@ static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n
         return DV_OK;
     }
     if (na == 1) /* no values: once, with the name empty (as GNU as) */
-        st = rep_copy(as, body, nbody, args[0], "", 0, &inner);
+        st = rep_copy(as, &lines[i], body, nbody, args[0], "", 0, &inner);
     for (unsigned k = 1; k < na && st == DV_OK && !as->too_long; k++)
-        st = rep_copy(as, body, nbody, args[0], args[k], k - 1, &inner);
+        st = rep_copy(as, &lines[i], body, nbody, args[0], args[k], k - 1, &inner);
     free_args(args, na);
     return st;
 }
@@ -961,7 +975,7 @@ static dv_status run_lines(asm_state *as, const src_line *lines, size_t n, const
 static dv_status load_source(asm_state *as, const char *name, const char *text, size_t len, int depth)
 {
     uint32_t file;
-    if (!budget(as, 0, 0))
+    if (as->too_long)
         return DV_OK;
     dv_status st = dv_obj_add_file(as->obj, name, &file, NULL);
     if (st != DV_OK)
@@ -1013,7 +1027,8 @@ static dv_status load_source(asm_state *as, const char *name, const char *text, 
         lines[n++] = (src_line){cur, file, lineno, {0, 0, 0}};
     }
     src_ctx ctx = {depth, 0, 0, NULL};
-    st = run_lines(as, lines, n, &ctx);
+    if (budget(as, NULL, file, 1, n))
+        st = run_lines(as, lines, n, &ctx);
     free(lines);
     free(copy);
     return st;
