@@ -356,14 +356,16 @@ static void free_args(char **args, unsigned n)
 }
 
 /* Splits "a, b(c, d), "e, f"" at top-level commas (not inside parentheses
- * or a string). */
-static unsigned split_args(const char *p, char **args, unsigned max, bool *too_many)
+ * or a string) into *n new strings (at most max; *too_many if there are
+ * more).  DV_ERR_NOMEM with *n = 0 and nothing allocated if a copy fails. */
+static dv_status split_args(const char *p, char **args, unsigned max, unsigned *nargs, bool *too_many)
 {
     unsigned n = 0;
+    *nargs = 0;
     *too_many = false;
     p = skip_ws(p);
     if (!*p)
-        return 0;
+        return DV_OK;
     for (;;) {
         const char *start = p;
         int depth = 0;
@@ -382,14 +384,19 @@ static unsigned split_args(const char *p, char **args, unsigned max, bool *too_m
             end--;
         if (n == max) {
             *too_many = true;
-            return n;
+            break;
         }
-        args[n] = strndup(start, (size_t)(end - start));
+        if (!(args[n] = strndup(start, (size_t)(end - start)))) {
+            free_args(args, n);
+            return DV_ERR_NOMEM;
+        }
         n++;
         if (!*p)
-            return n;
+            break;
         p = skip_ws(p + 1);
     }
+    *nargs = n;
+    return DV_OK;
 }
 
 /* What a run of lines is read in. */
@@ -497,7 +504,9 @@ static dv_status expand_macro(asm_state *as, asm_macro *m, const char *argtext, 
     }
     char *args[MAX_MACRO_ARGS], paren[MAX_LINE + 1];
     bool too_many;
-    unsigned nargs = split_args(call_args(argtext, paren, sizeof paren), args, MAX_MACRO_ARGS, &too_many);
+    unsigned nargs;
+    if (split_args(call_args(argtext, paren, sizeof paren), args, MAX_MACRO_ARGS, &nargs, &too_many) != DV_OK)
+        return DV_ERR_NOMEM;
     unsigned required = 0;
     for (unsigned k = 0; k < m->nparams; k++)
         if (!m->defaults[k])
@@ -568,6 +577,18 @@ static dv_status expand_line(asm_state *as, const char *text, uint32_t file, uin
     return st;
 }
 
+static void macro_free(asm_macro *m)
+{
+    free(m->name);
+    free_args(m->params, m->nparams);
+    for (unsigned k = 0; k < m->nparams; k++)
+        free(m->defaults[k]);
+    for (size_t k = 0; k < m->nbody; k++)
+        free(m->body[k].text);
+    free(m->body);
+}
+
+/* Records the macro a .macro line names (*out; NULL after a diagnostic). */
 static dv_status add_macro(asm_state *as, const char *header, uint32_t file, uint32_t line, int col,
                            asm_macro **out)
 {
@@ -593,10 +614,11 @@ static dv_status add_macro(asm_state *as, const char *header, uint32_t file, uin
     asm_macro *m = &as->macros[as->nmacros];
     memset(m, 0, sizeof *m);
     m->name = strndup(p, n);
-    if (!m->name)
-        return DV_ERR_NOMEM;
     bool too_many;
-    m->nparams = split_args(p + n, m->params, MAX_MACRO_ARGS, &too_many);
+    if (!m->name || split_args(p + n, m->params, MAX_MACRO_ARGS, &m->nparams, &too_many) != DV_OK) {
+        macro_free(m);
+        return DV_ERR_NOMEM;
+    }
     if (too_many)
         asm_diag(as, file, line, col, "macro '%s' has more than %d parameters", m->name, MAX_MACRO_ARGS);
     bool defaulted = false;
@@ -608,8 +630,10 @@ static dv_status add_macro(asm_state *as, const char *header, uint32_t file, uin
                 end--;
             *end = '\0';
             m->defaults[k] = strdup(skip_ws(eq + 1));
-            if (!m->defaults[k])
+            if (!m->defaults[k]) {
+                macro_free(m);
                 return DV_ERR_NOMEM;
+            }
             defaulted = true;
         } else if (defaulted) {
             asm_diag(as, file, line, col,
@@ -643,16 +667,8 @@ void asm_free_macros(asm_state *as);
 
 void asm_free_macros(asm_state *as)
 {
-    for (size_t i = 0; i < as->nmacros; i++) {
-        asm_macro *m = &as->macros[i];
-        free(m->name);
-        free_args(m->params, m->nparams);
-        for (unsigned k = 0; k < m->nparams; k++)
-            free(m->defaults[k]);
-        for (size_t k = 0; k < m->nbody; k++)
-            free(m->body[k].text);
-        free(m->body);
-    }
+    for (size_t i = 0; i < as->nmacros; i++)
+        macro_free(&as->macros[i]);
     free(as->macros);
     as->macros = NULL;
     as->nmacros = as->cap_macros = 0;
@@ -794,29 +810,36 @@ static bool const_expr(asm_state *as, const src_line *ln, const char *text, cons
     return true;
 }
 
-/* The condition of an .if-family line (p at the directive); false with
- * *ok false after a diagnostic. */
-static bool condition(asm_state *as, const src_line *ln, const char *p, const src_ctx *ctx, bool *ok)
+/* The condition of an .if-family line (p at the directive) in *yes; *ok
+ * false after a diagnostic. */
+static dv_status condition(asm_state *as, const src_line *ln, const char *p, const src_ctx *ctx, bool *yes,
+                           bool *ok)
 {
     const char *rest;
     *ok = true;
-    if ((rest = match_word(p, ".ifb")) || (rest = match_word(p, ".ifnb")))
-        return (*skip_ws(rest) == '\0') == (match_word(p, ".ifb") != NULL);
+    if ((rest = match_word(p, ".ifb")) || (rest = match_word(p, ".ifnb"))) {
+        *yes = (*skip_ws(rest) == '\0') == (match_word(p, ".ifb") != NULL);
+        return DV_OK;
+    }
     if ((rest = match_word(p, ".ifc")) || (rest = match_word(p, ".ifnc"))) {
         char *args[3];
         bool too_many;
-        unsigned n = split_args(rest, args, 3, &too_many);
+        unsigned n;
+        if (split_args(rest, args, 3, &n, &too_many) != DV_OK)
+            return DV_ERR_NOMEM;
         bool same = n == 2 && strcmp(args[0], args[1]) == 0;
         if (n != 2)
             asm_diag_in(as, ctx->call, ln->file, ln->line, (int)(p - ln->text) + 1,
                         "%.5s needs two strings to compare, separated by a comma", p);
         free_args(args, n);
         *ok = n == 2;
-        return same == (match_word(p, ".ifc") != NULL);
+        *yes = same == (match_word(p, ".ifc") != NULL);
+        return DV_OK;
     }
     int64_t v = 0;
     *ok = const_expr(as, ln, match_word(p, ".if"), ".if", ctx, &v);
-    return v != 0;
+    *yes = v != 0;
+    return DV_OK;
 }
 
 static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n, const src_ctx *ctx,
@@ -836,9 +859,10 @@ static dv_status do_if(asm_state *as, const src_line *lines, size_t i, size_t n,
                     MAX_BLOCK_DEPTH);
         return DV_OK;
     }
-    bool ok, yes = condition(as, &lines[i], p, ctx, &ok);
-    if (!ok)
-        return DV_OK;
+    bool ok, yes;
+    dv_status st = condition(as, &lines[i], p, ctx, &yes, &ok);
+    if (st != DV_OK || !ok)
+        return st;
     src_ctx inner = *ctx;
     inner.block_depth++;
     if (yes)
@@ -896,7 +920,9 @@ static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n
     rest = match_word(p, ".irp");
     char *args[MAX_MACRO_ARGS + 1];
     bool too_many;
-    unsigned na = split_args(rest, args, MAX_MACRO_ARGS + 1, &too_many);
+    unsigned na;
+    if (split_args(rest, args, MAX_MACRO_ARGS + 1, &na, &too_many) != DV_OK)
+        return DV_ERR_NOMEM;
     if (na == 0 || ident_len(args[0]) != strlen(args[0]) || too_many) {
         asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col,
                     too_many ? ".irp takes at most %d values"
