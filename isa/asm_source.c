@@ -923,7 +923,8 @@ static dv_status do_rep(asm_state *as, const src_line *lines, size_t i, size_t n
     unsigned na;
     if (split_args(rest, args, MAX_MACRO_ARGS + 1, &na, &too_many) != DV_OK)
         return DV_ERR_NOMEM;
-    if (na == 0 || ident_len(args[0]) != strlen(args[0]) || too_many) {
+    /* the name must be one: `.irp , 1, 2` has none */
+    if (na == 0 || !args[0][0] || ident_len(args[0]) != strlen(args[0]) || too_many) {
         asm_diag_in(as, ctx->call, lines[i].file, lines[i].line, col,
                     too_many ? ".irp takes at most %d values"
                              : ".irp needs a name, then its values (%d at most)",

@@ -281,6 +281,7 @@ START_TEST(test_block_errors)
     EXPECT_ASM_ERROR(".rept foo\n.endr\n", "constant");
     EXPECT_ASM_ERROR(".rept 70000\n.endr\n", "0 to");
     EXPECT_ASM_ERROR(".irp\n.endr\n", "needs a name");
+    EXPECT_ASM_ERROR(".irp , 1, 2\n nop\n.endr\n", "needs a name");
     EXPECT_ASM_ERROR(".macro m a=1, b\n.endm\n", "needs one");
     EXPECT_ASM_ERROR(".macro m a, b=1\n.endm\nm\n", "takes 1 to 2 arguments");
     /* an error in a .rept inside a macro names the call */
