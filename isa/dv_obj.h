@@ -20,7 +20,12 @@
 
 enum {
     DV_ELF_MACHINE = 0x4456, /* "DV": private e_machine value */
-    DV_META_VERSION = 1,
+    DV_META_VERSION = 1,     /* of .dv.meta and .dv.lines */
+    /* .dv.lines (docs/elf-format.md): the flag that says its entries carry
+     * their macro call site, and an entry's size without and with it */
+    DV_LINES_CALLS = 1,
+    DV_LINE_SIZE = 20,       /* pc, file, line, col */
+    DV_LINE_SIZE_CALLS = 28, /* and call file, call line */
     DV_MAX_KERNEL_ARGS = 16, /* arguments arrive in registers a0..a15 (x10..x25) */
     DV_ARG_REG_BASE = 10,
 };
