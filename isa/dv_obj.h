@@ -121,6 +121,9 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
  * statement the call and the macro line "k.dvs:52 (in macro at lib.inc:37)",
  * or "no source line" (pc outside .text, or no entry covers it).  Returns buf. */
 const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size);
+/* The same for a line entry of obj already at hand (ln NULL, or naming a
+ * file obj does not have: "no source line").  Returns buf. */
+const char *dv_obj_line_format(const dv_obj *obj, const dv_obj_line *ln, char *buf, size_t size);
 
 const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */
 const char *dv_arg_type_name(dv_arg_type t);       /* "ptr", "u64", "s64", "f32" */

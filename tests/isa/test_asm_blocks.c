@@ -258,6 +258,8 @@ START_TEST(test_macro_call_sites)
     char buf[128];
     ck_assert_str_eq(dv_obj_source_of(o, 8, buf, sizeof buf), "t.dvs:9 (in macro at t.dvs:2)");
     ck_assert_str_eq(dv_obj_source_of(o, 0, buf, sizeof buf), "t.dvs:8");
+    ck_assert_str_eq(dv_obj_line_format(o, &o->lines[1], buf, sizeof buf), "t.dvs:9 (in macro at t.dvs:2)");
+    ck_assert_str_eq(dv_obj_line_format(o, NULL, buf, sizeof buf), "no source line");
     /* the call sites survive the ELF round trip */
     uint8_t *elf;
     size_t size;
