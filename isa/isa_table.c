@@ -368,6 +368,21 @@ static const dv_layout layout_table[DV_LAYOUT_COUNT + 1] = {{NULL,
 #undef DV_LFIELD
                                                              }}};
 
+/* The fields of every layout are in ascending bit order and do not overlap
+ * (the assembler's pack walks them down by index, and isa.md lists them in
+ * this order): one constant expression, in which each field row closes the
+ * previous field's "end <=" with its lo and opens its own, and each layout
+ * row closes the last one with 64. */
+/* clang-format off */
+_Static_assert((0 <=
+#define DV_LAYOUT(id, name, doc) 64) && (0 <=
+#define DV_LFIELD(l, key, lo, w, doc) (lo)) && ((lo) + (w) <=
+#include "isa_params.def"
+#undef DV_LAYOUT
+#undef DV_LFIELD
+               64), "isa_params.def: a layout's fields must be in ascending bit order and must not overlap");
+/* clang-format on */
+
 const dv_layout *dv_layout_get(dv_layout_id id)
 {
     return (unsigned)id < DV_LAYOUT_COUNT ? &layout_table[id + 1] : NULL;

@@ -451,6 +451,9 @@ START_TEST(test_layouts)
             CHECK(f->width > 0 && f->lo + f->width <= 64, "layout %s.%s outside 64 bits", l->name, f->key);
             uint64_t m = bits_of(f->lo, f->width);
             CHECK(!(used & m), "layout %s.%s overlaps another field", l->name, f->key);
+            CHECK(k == 0 || f->lo >= l->fields[k - 1].lo + l->fields[k - 1].width,
+                  "layout %s.%s is not above the field before it (fields go in ascending bit order)", l->name,
+                  f->key);
             used |= m;
             for (unsigned j = 0; j < k; j++)
                 CHECK(strcmp(l->fields[j].key, f->key) != 0, "layout %s: key %s twice", l->name, f->key);
