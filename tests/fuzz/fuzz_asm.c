@@ -98,7 +98,7 @@ static void check_listing_round_trip(const dv_obj *obj)
 
 /* ---- Skipping slow inputs (libFuzzer builds only) ----
  * Macros make a few bytes of source expand to many lines.  The assembler
- * stops at MAX_LINES (asm_source.c), but an input that gets there still
+ * stops at MAX_LINES (asm_source_internal.h), but an input that gets there still
  * costs ~0.5 s and 150 MB under ASan, and once the fuzzer finds one it
  * breeds more: a session slows from thousands of runs/s to a few.  So the
  * libFuzzer binaries (built with -DDV_FUZZ_SKIP_SLOW) skip inputs whose
