@@ -30,6 +30,9 @@ bool dv_buf_reserve(dv_buf *b, size_t extra)
         b->oom = true;
         return false;
     }
+    /* realloc keeps the NUL of a buffer that has one; a first allocation
+     * has to write it (dv_buf.h: data is a string whenever it is set). */
+    p[b->len] = '\0';
     b->data = p;
     b->cap = cap;
     return true;
@@ -66,10 +69,8 @@ void dv_buf_printf(dv_buf *b, const char *fmt, ...)
 
 char *dv_buf_take(dv_buf *b, size_t *len)
 {
-    if (!b->data)
+    if (!b->data) /* an empty buffer is an empty string too */
         dv_buf_reserve(b, 0);
-    if (b->data) /* an empty buffer is an empty string too */
-        b->data[b->len] = '\0';
     char *p = b->data;
     if (len)
         *len = b->len;

@@ -1,7 +1,8 @@
 /* dv_log.h - logging by category and level through a caller-supplied sink.
  *
  * There is no global logger: each simulator object owns a dv_log.  A message
- * whose category/level is disabled costs one compare and formats nothing. */
+ * whose category/level is disabled costs a test of the log pointer and one
+ * compare, and formats nothing. */
 #ifndef DV_LOG_H
 #define DV_LOG_H
 
@@ -27,7 +28,7 @@ typedef struct dv_log {
     dv_log_level level[DV_LOG_CAT_COUNT]; /* most verbose level per category (default warn) */
     /* What passes: levels below gate[cat] (level + 1 with a sink, 0 without),
      * kept in step by the setters, so that a disabled message costs one
-     * compare of a byte, with no test of the sink. */
+     * compare of a byte, with no test of the sink or the levels. */
     unsigned char gate[DV_LOG_CAT_COUNT];
 } dv_log;
 
@@ -37,14 +38,15 @@ void dv_log_init(dv_log *log);
 void dv_log_set_sink(dv_log *log, dv_log_sink_fn sink, void *user);
 void dv_log_set_level(dv_log *log, dv_log_cat cat, dv_log_level level);
 
-/* log must not be NULL (a simulator's log is part of it). */
+/* log NULL: nothing is enabled (code with no log to hand passes NULL). */
 static inline bool dv_log_enabled(const dv_log *log, dv_log_cat cat, dv_log_level level)
 {
-    return (unsigned)level < log->gate[cat];
+    return log && (unsigned)level < log->gate[cat];
 }
 
 /* Formats the message (at most 1023 bytes; longer ones are cut) and hands
- * it to the sink, if its category and level are enabled. */
+ * it to the sink, if its category and level are enabled (never for a NULL
+ * log). */
 void dv_log_emit(const dv_log *log, dv_log_cat cat, dv_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -1,7 +1,11 @@
 /* asm_internal.h - shared between the assembler's lexer, expression
- * evaluator and driver.  Not installed. */
+ * evaluator, source stage, diagnostics and passes.  Not installed. */
 #ifndef DV_ASM_INTERNAL_H
 #define DV_ASM_INTERNAL_H
+
+#include "dv_asm.h"
+#include "dv_buf.h"
+#include "dv_isa.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,12 +56,7 @@ typedef struct expr_ctx {
  * at ',', ')' (unmatched) or end of line.  false: error in ctx->err. */
 bool expr_eval(lexer *lx, expr_ctx *ctx, int64_t *value);
 
-#endif
-
 /* ---- sources: files, includes and macros expanded into one line list ---- */
-
-#include "dv_asm.h"
-#include "dv_buf.h"
 
 /* The outermost macro call a line was expanded from: the line outside any
  * macro (line 0: the line is not from a macro). */
@@ -93,8 +92,6 @@ dv_status asm_read_file(const char *path, char **text, size_t *len, dv_error *er
  * expansions) to the state's line list. */
 dv_status asm_load_source(asm_state *as, const char *name, const char *text, size_t len, int depth);
 
-struct asm_macro;
-
 typedef struct asm_diag_key {
     uint32_t file, line;
     int col;
@@ -121,3 +118,72 @@ struct asm_state {
     char *open_real[16];    /* resolved paths of the files being read (include cycles) */
     int nopen;
 };
+
+/* Frees the macros recorded while the sources were read. */
+void asm_free_macros(asm_state *as);
+/* Sorts the diagnostics into source order (pass 1 and pass 2 find errors at
+ * different times). */
+void asm_sort_diags(asm_state *as);
+
+/* ---- the two passes: asm.c (with asm_pseudo.inc, asm_directives.inc) and
+ * asm_insn.c (the operands of a table instruction) ---- */
+
+typedef enum sym_kind { SYM_LABEL_TEXT, SYM_LABEL_DATA, SYM_EQU, SYM_SET } sym_kind;
+
+typedef struct symbol {
+    char *name;
+    sym_kind kind;
+    int64_t value;
+    bool pending;      /* .equ whose value needs a symbol not yet known */
+    size_t line_index; /* .equ: where its expression is, to resolve it later */
+    int expr_col;
+} symbol;
+
+typedef struct alias {
+    char *name;
+    int reg;
+} alias;
+
+typedef struct line_info {
+    uint32_t size; /* bytes emitted, pass 1 */
+    bool bad;      /* pass 1 reported an error */
+    bool wide;     /* li/pack emitted as two words */
+} line_info;
+
+typedef struct assembler {
+    asm_state as;
+    symbol *syms;
+    size_t nsyms, cap_syms;
+    alias *aliases;
+    size_t naliases, cap_aliases;
+    line_info *info;
+    int pass;
+    bool in_data;
+    uint64_t text_pc, data_pc;
+    dv_buf text, data;
+    int cur_kernel;              /* index into obj->kernels, -1 before the first .kernel */
+    asm_diag_key kernel_at[256]; /* where each .kernel was written, for late errors */
+    /* current line */
+    const src_line *line;
+    size_t line_index;
+    bool line_failed;
+} assembler;
+
+/* "file:line:col: message" for the current line, which is marked failed. */
+void asm_err_at(assembler *a, int col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A token as a message shows it: 'text' or "end of line". */
+void asm_tokname(const token *t, char *buf, size_t size);
+symbol *asm_sym_find(assembler *a, const char *name, size_t len);
+/* Register by architectural name (x0-x31, zero, ra, sp, a0-a15) or alias; -1 if none. */
+int asm_reg_number(const assembler *a, const char *name, size_t len);
+bool asm_expect_comma_or_end(assembler *a, lexer *lx);
+bool asm_parse_expr(assembler *a, lexer *lx, int64_t *v);
+bool asm_parse_reg(assembler *a, lexer *lx, int *reg, const char *what);
+/* Is the current token an identifier directly followed by '='? */
+bool asm_at_keyed(const lexer *lx);
+/* Encodes insn (pass 2) and emits it, with its line entry at column col. */
+void asm_emit_insn(assembler *a, const dv_insn *insn, int col);
+/* An instruction of the ISA table, its mnemonic read (asm_insn.c). */
+void asm_parse_insn(assembler *a, lexer *lx, const dv_insn_info *info, int col);
+
+#endif

@@ -133,7 +133,7 @@ dv_status dv_disasm_obj(const dv_obj *obj, const dv_disasm_options *opt, dv_buf 
                 dv_buf_puts(out, " ; illegal instruction");
             char where[512];
             if (ln && ln->file < obj->nfiles)
-                dv_buf_printf(out, " ; %s", dv_obj_source_of(obj, off, where, sizeof where));
+                dv_buf_printf(out, " ; %s", dv_obj_line_format(obj, ln, where, sizeof where));
         }
         dv_buf_puts(out, "\n");
     }

@@ -209,7 +209,7 @@ enum {
     DV_TS_CONV = DV_TS_FLOAT | DV_TS_S32 | DV_TS_S16 | DV_TS_S8 | DV_TS_U8,
 };
 typedef enum dv_types {
-#define DV_TYPES(id, dtype, from, to, distinct, doc) DV_TYPES_##id,
+#define DV_TYPES(id, dtype, from, to, distinct) DV_TYPES_##id,
 #include "isa_types.def"
 #undef DV_TYPES
     DV_TYPES_COUNT
@@ -290,8 +290,9 @@ dv_pipe dv_insn_pipe(const dv_insn *insn);
  * (isa_types.def); false with a one-line reason ("dtype u8 is not one of
  * f16, bf16, f32, s32, s16") in why. */
 bool dv_isa_types_ok(const dv_insn *insn, char *why, size_t size);
-/* The accepted types of a rule in words ("f16, bf16, s8, u8"), for docs. */
-const char *dv_types_doc(dv_types t);
+/* The accepted types of a rule in words, made from its sets in dv_dtype
+ * order ("f16, bf16, s8, u8", "s32 to f16 or f32"), for docs.  Returns buf. */
+const char *dv_types_doc(dv_types t, char *buf, size_t size);
 
 /* ---- encoding ---- */
 /* Fails with DV_ERR_INPUT when a field value does not fit its width or enum. */

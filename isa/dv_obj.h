@@ -20,7 +20,12 @@
 
 enum {
     DV_ELF_MACHINE = 0x4456, /* "DV": private e_machine value */
-    DV_META_VERSION = 1,
+    DV_META_VERSION = 1,     /* of .dv.meta and .dv.lines */
+    /* .dv.lines (docs/elf-format.md): the flag that says its entries carry
+     * their macro call site, and an entry's size without and with it */
+    DV_LINES_CALLS = 1,
+    DV_LINE_SIZE = 20,       /* pc, file, line, col */
+    DV_LINE_SIZE_CALLS = 28, /* and call file, call line */
     DV_MAX_KERNEL_ARGS = 16, /* arguments arrive in registers a0..a15 (x10..x25) */
     DV_ARG_REG_BASE = 10,
 };
@@ -116,6 +121,9 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc);
  * statement the call and the macro line "k.dvs:52 (in macro at lib.inc:37)",
  * or "no source line" (pc outside .text, or no entry covers it).  Returns buf. */
 const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size);
+/* The same for a line entry of obj already at hand (ln NULL, or naming a
+ * file obj does not have: "no source line").  Returns buf. */
+const char *dv_obj_line_format(const dv_obj *obj, const dv_obj_line *ln, char *buf, size_t size);
 
 const char *dv_core_type_name(dv_core_type t);     /* "coupled", "aic", "aiv", "mix" */
 const char *dv_arg_type_name(dv_arg_type t);       /* "ptr", "u64", "s64", "f32" */

@@ -30,11 +30,8 @@ enum {
     SEC_HEADER = 16,               /* .dv.meta and .dv.lines: magic, version, flags, 2 x u32 */
     KERNEL_FIXED = 24,             /* entry, size, core, nargs */
     KERNEL_MIN = KERNEL_FIXED + 2, /* plus the shortest name: one byte and NUL */
-    LINE_SIZE = 20,                /* pc, file, line, col */
-    LINE_SIZE_CALLS = 28,          /* and call file, call line (flag LINES_CALLS) */
-    LINES_CALLS = 1,
-    FILE_MIN = 2,  /* the shortest path: one byte and NUL */
-    SHOW_MAX = 48, /* characters of a name quoted in a message */
+    FILE_MIN = 2,                  /* the shortest path: one byte and NUL */
+    SHOW_MAX = 48,                 /* characters of a name quoted in a message */
 };
 
 static uint16_t rd16(const uint8_t *p)
@@ -461,7 +458,7 @@ static dv_status read_lines(reader *r, dv_obj *obj)
     cursor c = section_cursor(r, r->lines);
     const uint8_t *h;
     unsigned flags;
-    dv_status st = read_header(r, &c, ".dv.lines", "DVLN", LINES_CALLS, &flags, &h);
+    dv_status st = read_header(r, &c, ".dv.lines", "DVLN", DV_LINES_CALLS, &flags, &h);
     if (st != DV_OK)
         return st;
     uint32_t nf = rd32(h), nl = rd32(h + 4);
@@ -480,7 +477,7 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         if (!(obj->files[obj->nfiles++] = dup_str(name, len)))
             return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory reading .dv.lines");
     }
-    size_t esize = flags & LINES_CALLS ? LINE_SIZE_CALLS : LINE_SIZE;
+    size_t esize = flags & DV_LINES_CALLS ? DV_LINE_SIZE_CALLS : DV_LINE_SIZE;
     if (nl > left(&c) / esize)
         return bad(r->err, ".dv.lines: %u entries need %llu bytes but only %zu are left in the section", nl,
                    (unsigned long long)nl * esize, left(&c));
@@ -493,7 +490,7 @@ static dv_status read_lines(reader *r, dv_obj *obj)
         const uint8_t *p = take(&c, esize);
         dv_obj_line *l = &obj->lines[i];
         *l = (dv_obj_line){.pc = rd64(p), .file = rd32(p + 8), .line = rd32(p + 12), .col = rd32(p + 16)};
-        if (flags & LINES_CALLS) {
+        if (flags & DV_LINES_CALLS) {
             l->call_file = rd32(p + 20);
             l->call_line = rd32(p + 24);
             if (l->call_line && l->call_file >= nf)

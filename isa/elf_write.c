@@ -25,7 +25,6 @@
 
 enum {
     META_FLAGS = 0,   /* reserved, must be zero in version 1 */
-    LINES_CALLS = 1,  /* .dv.lines flag: entries carry their macro call site */
     MAX_SECTIONS = 8, /* null .text .data .symtab .strtab .dv.meta .dv.lines .shstrtab */
 };
 
@@ -118,7 +117,7 @@ static void encode_lines(const dv_obj *obj, dv_buf *b)
         calls = calls || obj->lines[i].call_line;
     dv_buf_append(b, "DVLN", 4);
     put_u16(b, DV_META_VERSION);
-    put_u16(b, calls ? LINES_CALLS : 0);
+    put_u16(b, calls ? DV_LINES_CALLS : 0);
     put_u32(b, (uint32_t)obj->nfiles);
     put_u32(b, (uint32_t)obj->nlines);
     for (size_t i = 0; i < obj->nfiles; i++)

@@ -57,7 +57,7 @@ dv_status dv_isa_markdown(char **out, dv_error *err)
                     "with the assembler's `pack.LAYOUT rd, key=value, ...`. Keyed fields (`dtype=f16`) "
                     "are encoded in the instruction word; those in brackets may be left out (default: "
                     "the first value, or 0).\n\n");
-    char syntax[512];
+    char syntax[512], types[160];
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
         dv_buf_printf(&b,
                       "## %s\n\n| opcode | syntax | pipe | timing class | meaning |\n|---|---|---|---|---|\n",
@@ -74,7 +74,7 @@ dv_status dv_isa_markdown(char **out, dv_error *err)
                           dv_tclass_name(info->tclass));
             escape_pipes(&b, info->doc);
             if (info->types != DV_TYPES_ANY) /* isa_types.def: the assembler rejects the others */
-                dv_buf_printf(&b, " Types: %s.", dv_types_doc(info->types));
+                dv_buf_printf(&b, " Types: %s.", dv_types_doc(info->types, types, sizeof types));
             dv_buf_puts(&b, " |\n");
         }
         dv_buf_puts(&b, "\n");

@@ -80,16 +80,64 @@ dv_pipe dv_insn_pipe(const dv_insn *insn)
 static const struct {
     unsigned dtype, from, to;
     bool distinct;
-    const char *doc;
 } type_rules[DV_TYPES_COUNT] = {
-#define DV_TYPES(id, dtype, from, to, distinct, doc) {dtype, from, to, distinct, doc},
+#define DV_TYPES(id, dtype, from, to, distinct) {dtype, from, to, distinct},
 #include "isa_types.def"
 #undef DV_TYPES
 };
 
-const char *dv_types_doc(dv_types t)
+/* Appends the names of the types in set (dv_dtype order), joined by sep,
+ * to the string in buf (cut at size). */
+static void put_types(char *buf, size_t size, unsigned set, const char *sep)
 {
-    return (unsigned)t < DV_TYPES_COUNT ? type_rules[t].doc : "?";
+    bool first = true;
+    for (int d = 0; d < DV_DT_COUNT; d++) {
+        if (!(set >> d & 1))
+            continue;
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s", first ? "" : sep, dv_dtype_name((dv_dtype)d));
+        first = false;
+    }
+}
+
+static void put_text(char *buf, size_t size, const char *text)
+{
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s", text);
+}
+
+const char *dv_types_doc(dv_types t, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+    if ((unsigned)t >= DV_TYPES_COUNT) {
+        put_text(buf, size, "?");
+        return buf;
+    }
+    unsigned dtype = type_rules[t].dtype, from = type_rules[t].from, to = type_rules[t].to;
+    if (!dtype && !from && !to)
+        put_text(buf, size, "any");
+    put_types(buf, size, dtype, ", ");
+    if (dtype && (from || to))
+        put_text(buf, size, "; ");
+    if (type_rules[t].distinct && from == to) {
+        put_text(buf, size, "two different types of ");
+        put_types(buf, size, from, ", ");
+        put_text(buf, size, ", not both 8-bit");
+        return buf;
+    }
+    if (from && to) {
+        put_types(buf, size, from, " or ");
+        put_text(buf, size, " to ");
+        put_types(buf, size, to, " or ");
+    } else if (from || to) {
+        put_text(buf, size, from ? "from " : "to ");
+        put_types(buf, size, from | to, " or ");
+    }
+    if (type_rules[t].distinct)
+        put_text(buf, size, ", different and not both 8-bit");
+    return buf;
 }
 
 /* Whether the instruction has field f (its format names it). */
@@ -110,8 +158,10 @@ static bool type_in(const dv_insn_info *info, const dv_insn *in, dv_field f, uns
     int64_t v = in->f[f];
     if (v >= 0 && v < DV_DT_COUNT && (set >> v & 1))
         return true;
+    char names[128] = "";
+    put_types(names, sizeof names, set, ", ");
     snprintf(why, size, "%s=%s is not one of %s", dv_isa_field(f)->key,
-             v >= 0 && v < DV_DT_COUNT ? dv_dtype_name((dv_dtype)v) : "?", type_rules[info->types].doc);
+             v >= 0 && v < DV_DT_COUNT ? dv_dtype_name((dv_dtype)v) : "?", names);
     return false;
 }
 
@@ -121,18 +171,19 @@ bool dv_isa_types_ok(const dv_insn *in, char *why, size_t size)
     if (!info)
         return true;
     unsigned t = info->types;
+    char doc[160];
     if (!type_in(info, in, DV_F_DTYPE, type_rules[t].dtype, why, size) ||
         !type_in(info, in, DV_F_FROM, type_rules[t].from, why, size) ||
         !type_in(info, in, DV_F_TO, type_rules[t].to, why, size))
         return false;
     if (type_rules[t].distinct && in->f[DV_F_FROM] == in->f[DV_F_TO]) {
         snprintf(why, size, "from and to are both %s (%s)", dv_dtype_name((dv_dtype)in->f[DV_F_FROM]),
-                 type_rules[t].doc);
+                 dv_types_doc((dv_types)t, doc, sizeof doc));
         return false;
     }
     if (type_rules[t].distinct && dv_dtype_size((dv_dtype)in->f[DV_F_FROM]) == 1 &&
         dv_dtype_size((dv_dtype)in->f[DV_F_TO]) == 1) {
-        snprintf(why, size, "from and to are both 8-bit (%s)", type_rules[t].doc);
+        snprintf(why, size, "from and to are both 8-bit (%s)", dv_types_doc((dv_types)t, doc, sizeof doc));
         return false;
     }
     return true;
@@ -316,6 +367,21 @@ static const dv_layout layout_table[DV_LAYOUT_COUNT + 1] = {{NULL,
 #undef DV_LAYOUT
 #undef DV_LFIELD
                                                              }}};
+
+/* The fields of every layout are in ascending bit order and do not overlap
+ * (the assembler's pack walks them down by index, and isa.md lists them in
+ * this order): one constant expression, in which each field row closes the
+ * previous field's "end <=" with its lo and opens its own, and each layout
+ * row closes the last one with 64. */
+/* clang-format off */
+_Static_assert((0 <=
+#define DV_LAYOUT(id, name, doc) 64) && (0 <=
+#define DV_LFIELD(l, key, lo, w, doc) (lo)) && ((lo) + (w) <=
+#include "isa_params.def"
+#undef DV_LAYOUT
+#undef DV_LFIELD
+               64), "isa_params.def: a layout's fields must be in ascending bit order and must not overlap");
+/* clang-format on */
 
 const dv_layout *dv_layout_get(dv_layout_id id)
 {

@@ -287,9 +287,8 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc)
     return i > 0 ? &obj->lines[i - 1] : NULL;
 }
 
-const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size)
+const char *dv_obj_line_format(const dv_obj *obj, const dv_obj_line *ln, char *buf, size_t size)
 {
-    const dv_obj_line *ln = pc % DV_INSN_BYTES == 0 ? dv_obj_line_at(obj, pc) : NULL;
     if (ln && ln->file < obj->nfiles && ln->call_line && ln->call_file < obj->nfiles)
         snprintf(buf, size, "%s:%u (in macro at %s:%u)", obj->files[ln->call_file], ln->call_line,
                  obj->files[ln->file], ln->line);
@@ -298,6 +297,11 @@ const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t s
     else
         snprintf(buf, size, "no source line");
     return buf;
+}
+
+const char *dv_obj_source_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size)
+{
+    return dv_obj_line_format(obj, pc % DV_INSN_BYTES == 0 ? dv_obj_line_at(obj, pc) : NULL, buf, size);
 }
 
 const char *dv_core_type_name(dv_core_type t)

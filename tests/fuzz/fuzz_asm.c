@@ -98,19 +98,21 @@ static void check_listing_round_trip(const dv_obj *obj)
 
 /* ---- Skipping slow inputs (libFuzzer builds only) ----
  * Macros make a few bytes of source expand to many lines.  The assembler
- * stops at MAX_LINES (asm_source.c), but an input that gets there still
+ * stops at MAX_LINES (asm_source_internal.h), but an input that gets there still
  * costs ~0.5 s and 150 MB under ASan, and once the fuzzer finds one it
  * breeds more: a session slows from thousands of runs/s to a few.  So the
  * libFuzzer binaries (built with -DDV_FUZZ_SKIP_SLOW) skip inputs whose
  * expansion would be large.  The replay drivers run every input, so the
  * runaway-expansion limit itself is still checked by the saved corpus
- * (corpus/asm/macro-*.dvs).
+ * (corpus/asm/macro-*.dvs, rept-*-over-limit.dvs).
  *
  * The check is a rough model of the macro expander: macros are `.macro NAME`
  * ... `.endm` blocks, a line calls a macro if its first word (after labels)
  * is a macro's name, NUL bytes are blanks (as in the assembler), and
  * expansion stops MACRO_DEPTH deep.  It errs towards skipping (any macro
- * defined anywhere is callable). */
+ * defined anywhere is callable).  Blocks repeated in one another multiply
+ * (explosive_repeats): every line and every repetition is weighed by the
+ * counts of the .rept and .irp blocks around it. */
 #ifdef DV_FUZZ_SKIP_SLOW
 enum { MACRO_MAX = 64, MACRO_DEPTH = 32, EXPANSION_LIMIT = 50000 };
 
@@ -240,12 +242,52 @@ static bool explosive_macros(const char *text, size_t size)
     free(mm);
     return risky;
 }
+
+/* .rept N (N not a plain number: taken as the largest count) and .irp (one
+ * per value) multiply the lines and repetitions inside them. */
+static bool explosive_repeats(const char *text, size_t size)
+{
+    enum { DEPTH = 32, MAX_COUNT = 65536 };
+    double weight[DEPTH + 1] = {1}, total = 0; /* weight[d]: copies of a line d blocks deep */
+    int depth = 0;
+    const char *end = text + size;
+    for (const char *line = text; line < end && total <= EXPANSION_LIMIT;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *eol = nl ? nl : end;
+        const char *p = skip_blank(line, eol);
+        size_t n = word_len(p, eol);
+        total += weight[depth];
+        if ((is_word(p, n, ".rept") || is_word(p, n, ".irp")) && depth < DEPTH) {
+            double count = 1;
+            const char *q = skip_blank(p + n, eol);
+            if (is_word(p, n, ".rept")) { /* the input is not a string: no strtol */
+                const char *digits = q;
+                double v = 0;
+                for (; q < eol && *q >= '0' && *q <= '9' && v <= MAX_COUNT; q++)
+                    v = v * 10 + (*q - '0');
+                q = skip_blank(q, eol);
+                bool plain = q > digits && (q == eol || *q == ';' || *q == '#' || *q == '/');
+                count = plain && v <= MAX_COUNT ? v : MAX_COUNT;
+            } else {
+                for (; q < eol; q++)
+                    count += *q == ',';
+            }
+            weight[depth + 1] = weight[depth] * count;
+            depth++;
+        } else if (is_word(p, n, ".endr") && depth > 0) {
+            total += weight[depth]; /* each repetition counts, empty or not */
+            depth--;
+        }
+        line = nl ? nl + 1 : end;
+    }
+    return total > EXPANSION_LIMIT;
+}
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 #ifdef DV_FUZZ_SKIP_SLOW
-    if (explosive_macros((const char *)data, size))
+    if (explosive_macros((const char *)data, size) || explosive_repeats((const char *)data, size))
         return 0;
 #endif
     dv_obj *obj = NULL;

@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,25 @@ START_TEST(test_rept_irp)
     ck_assert_int_eq(insn_at(o, 7).f[DV_F_IMM], 2);
     ck_assert_int_eq(insn_at(o, 9).f[DV_F_IMM], 2);
     dv_obj_destroy(o);
+    /* \+ is the innermost block's iteration; the outer one's is \+ in the
+     * lines outside the inner block (the inner header included) */
+    o = ASM_OK(".rept 2\n  addi x2, x0, \\+\n.rept \\+ + 2\n  addi x1, x0, \\+\n.endr\n.endr\n"
+               ".irp o, 0, 1\n.rept 2\nl\\o\\()_\\+:\n  bne x1, x0, l\\o\\()_\\+\n.endr\n.endr\n");
+    static const int64_t want[] = {0, 0, 1, 1, 0, 1, 2};
+    ck_assert_uint_eq(o->text_size / 8, 7 + 4);
+    for (size_t i = 0; i < 7; i++)
+        ck_assert_int_eq(insn_at(o, i).f[DV_F_IMM], want[i]);
+    ck_assert_int_eq(insn_at(o, 0).f[DV_F_R0], 2);
+    ck_assert_int_eq(insn_at(o, 3).f[DV_F_R0], 2);
+    dv_obj_destroy(o);
+    /* an .irp value that holds its own expansion grows past the line limit:
+     * the copy stops there, as a macro's does */
+    char src[8192];
+    int len = snprintf(src, sizeof src, ".irp a, %0500d\n.irp b", 0);
+    for (int i = 0; i < 4; i++) /* 4 x 1000 characters */
+        len += snprintf(src + len, sizeof src - (size_t)len, ", \\a\\a");
+    snprintf(src + len, sizeof src - (size_t)len, "\n.ifb \\b\\b\\b\\b\\b\n.endif\n.endr\n.endr\n");
+    EXPECT_ASM_ERROR(src, "t.dvs:3:1:", ".irp expands to a line longer than 4096");
 }
 END_TEST
 
@@ -75,6 +95,14 @@ START_TEST(test_defaults_parens_and_names)
     ck_assert_int_eq(insn_at(o, 3).f[DV_F_IMM], 7);
     ck_assert_int_eq(insn_at(o, 4).f[DV_F_IMM], 7); /* an empty argument takes the default */
     dv_obj_destroy(o);
+    /* parenthesised arguments: the outer parentheses of name(args) go only
+     * when they match each other */
+    o = ASM_OK(".macro two a, b\n  addi x1, x0, \\a\n  addi x2, x0, \\b\n.endm\n"
+               ".kernel k\n two (1+2), (3+4)\n two((1+2)*2, (3+4))\n two (5), 6\n end\n");
+    static const int64_t want[] = {3, 7, 6, 7, 5, 6};
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(insn_at(o, i).f[DV_F_IMM], want[i]);
+    dv_obj_destroy(o);
     /* an .irp inside a macro: the macro keeps the .irp's \pl\() for it, so
      * each copy has its own label, and the macro's own \name\() still ends
      * its name */
@@ -89,12 +117,10 @@ START_TEST(test_defaults_parens_and_names)
 END_TEST
 
 /* pack with register fields: the words it builds, checked by evaluating
- * the emitted shifts and ors (a tiny interpreter of those four opcodes). */
-static uint64_t run_pack(const char *src, uint64_t x5, uint64_t x6, uint64_t x7, int rd)
+ * the emitted shifts and ors (a tiny interpreter of those opcodes) on
+ * registers x. */
+static void interpret(const dv_obj *o, uint64_t *x)
 {
-    dv_obj *o = ASM_OK(src);
-    uint64_t x[32] = {0};
-    x[5] = x5, x[6] = x6, x[7] = x7;
     for (size_t i = 0; i < o->text_size / 8; i++) {
         dv_insn in = insn_at(o, i);
         uint64_t a = x[in.f[DV_F_R1]], b = x[in.f[DV_F_R2]], imm = (uint64_t)in.f[DV_F_IMM], r;
@@ -109,6 +135,14 @@ static uint64_t run_pack(const char *src, uint64_t x5, uint64_t x6, uint64_t x7,
         }
         x[in.f[DV_F_R0]] = r;
     }
+}
+
+static uint64_t run_pack(const char *src, uint64_t x5, uint64_t x6, uint64_t x7, int rd)
+{
+    dv_obj *o = ASM_OK(src);
+    uint64_t x[32] = {0};
+    x[5] = x5, x[6] = x6, x[7] = x7;
+    interpret(o, x);
     dv_obj_destroy(o);
     return x[rd];
 }
@@ -139,6 +173,70 @@ START_TEST(test_pack_registers)
     ck_assert_uint_eq(run_pack("pack.burst x8, nburst=1, len=x5\n", 40, 0, 0, 8), 1 | 40 << 12);
     EXPECT_ASM_ERROR("pack.vrep x9, repeat=x5, dstrep=8\n", "tmp=");
     EXPECT_ASM_ERROR("pack.mmad x5, m=x5, k=x6\n", "rd is also the value of field m");
+    /* tmp may not be a register the pack reads: li tmp would overwrite it
+     * (both computed 0x100000001000 | x6 wrongly) */
+    EXPECT_ASM_ERROR("pack.burst x5, nburst=x6, len=1, dstgap=1, base=x7, tmp=x7\n",
+                     "tmp= must differ from base=");
+    EXPECT_ASM_ERROR("pack.burst x5, nburst=x6, len=1, dstgap=1, tmp=x6\n", "tmp= must differ",
+                     "field nburst");
+    EXPECT_ASM_ERROR("pack.vrep x9, base=x6, dstrep=8, src0rep=8, tmp=x6\n", "tmp= must differ from base=");
+    ck_assert_uint_eq(run_pack("pack.burst x8, nburst=x6, len=1, dstgap=1, base=x7, tmp=x5\n", 0, 3, 0x40, 8),
+                      3 | 1 << 12 | 1ull << 44 | 0x40);
+}
+END_TEST
+
+/* Every way of naming x5-x8 as rd, as the fields of a burst (or giving a
+ * field a constant; dstgap's is beyond ori's 31 bits), as base= and tmp=:
+ * the pack is rejected, or it leaves the right word in rd.  With rd, base,
+ * tmp and the field registers all different and tmp given, it assembles. */
+START_TEST(test_pack_aliasing)
+{
+    static const char *const key[3] = {"nburst", "len", "dstgap"};
+    static const unsigned lo[3] = {0, 12, 44};
+    static const uint64_t constant[3] = {1, 2, 1}, init[5] = {0, 3, 5, 9, 17}; /* x5..x8 */
+    const dv_asm_options opt = {NULL, 0, 1};
+    unsigned accepted = 0;
+    for (unsigned choice = 0; choice < 5 * 5 * 5 * 5 * 5 * 4; choice++) {
+        unsigned c = choice, field[3], base, tmp, rd;
+        for (int f = 0; f < 3; f++)
+            field[f] = c % 5, c /= 5; /* 0: the constant, else x(4 + n) */
+        base = c % 5, c /= 5;
+        tmp = c % 5, c /= 5;
+        rd = 1 + c;
+        char src[200];
+        int len = snprintf(src, sizeof src, "pack.burst x%u", 4 + rd);
+        uint64_t want = base ? init[base] : 0;
+        unsigned used = 1u << rd, clash = 0;
+        for (int f = 0; f < 3; f++) {
+            if (field[f])
+                len += snprintf(src + len, sizeof src - (size_t)len, ", %s=x%u", key[f], 4 + field[f]);
+            else
+                len += snprintf(src + len, sizeof src - (size_t)len, ", %s=%llu", key[f],
+                                (unsigned long long)constant[f]);
+            want |= (field[f] ? init[field[f]] : constant[f]) << lo[f];
+            clash |= field[f] && (used & 1u << field[f]), used |= field[f] ? 1u << field[f] : 0;
+        }
+        if (base)
+            len += snprintf(src + len, sizeof src - (size_t)len, ", base=x%u", 4 + base);
+        if (tmp)
+            len += snprintf(src + len, sizeof src - (size_t)len, ", tmp=x%u", 4 + tmp);
+        clash |= (base && (used & 1u << base)) || (tmp && ((used | (base ? 1u << base : 0)) & 1u << tmp));
+        snprintf(src + len, sizeof src - (size_t)len, "\n");
+        asm_run r = asm_text("t.dvs", src, strlen(src), &opt);
+        if (r.st == DV_OK) {
+            uint64_t x[32] = {0};
+            for (unsigned k = 1; k <= 4; k++)
+                x[4 + k] = init[k];
+            interpret(r.obj, x);
+            CHECK(x[4 + rd] == want, "%s leaves 0x%llx in x%u, want 0x%llx", src,
+                  (unsigned long long)x[4 + rd], 4 + rd, (unsigned long long)want);
+            accepted++;
+        } else {
+            CHECK(clash || !tmp, "%s rejected: %s", src, r.diags.count ? r.diags.lines[0] : r.err.msg);
+        }
+        asm_run_free(&r);
+    }
+    ck_assert_uint_gt(accepted, 0);
 }
 END_TEST
 
@@ -160,6 +258,8 @@ START_TEST(test_macro_call_sites)
     char buf[128];
     ck_assert_str_eq(dv_obj_source_of(o, 8, buf, sizeof buf), "t.dvs:9 (in macro at t.dvs:2)");
     ck_assert_str_eq(dv_obj_source_of(o, 0, buf, sizeof buf), "t.dvs:8");
+    ck_assert_str_eq(dv_obj_line_format(o, &o->lines[1], buf, sizeof buf), "t.dvs:9 (in macro at t.dvs:2)");
+    ck_assert_str_eq(dv_obj_line_format(o, NULL, buf, sizeof buf), "no source line");
     /* the call sites survive the ELF round trip */
     uint8_t *elf;
     size_t size;
@@ -183,6 +283,7 @@ START_TEST(test_block_errors)
     EXPECT_ASM_ERROR(".rept foo\n.endr\n", "constant");
     EXPECT_ASM_ERROR(".rept 70000\n.endr\n", "0 to");
     EXPECT_ASM_ERROR(".irp\n.endr\n", "needs a name");
+    EXPECT_ASM_ERROR(".irp , 1, 2\n nop\n.endr\n", "needs a name");
     EXPECT_ASM_ERROR(".macro m a=1, b\n.endm\n", "needs one");
     EXPECT_ASM_ERROR(".macro m a, b=1\n.endm\nm\n", "takes 1 to 2 arguments");
     /* an error in a .rept inside a macro names the call */
@@ -198,6 +299,7 @@ Suite *asm_blocks_suite(void)
     tcase_add_test(tc, test_conditionals);
     tcase_add_test(tc, test_defaults_parens_and_names);
     tcase_add_test(tc, test_pack_registers);
+    tcase_add_test(tc, test_pack_aliasing);
     tcase_add_test(tc, test_macro_call_sites);
     tcase_add_test(tc, test_block_errors);
     suite_add_tcase(s, tc);

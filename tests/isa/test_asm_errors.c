@@ -377,6 +377,29 @@ START_TEST(test_macro_double_recursion)
 }
 END_TEST
 
+/* Repetitions count against the expansion's line budget even when they
+ * make no line that is assembled (an empty body, a false .if): 2^32 copies
+ * otherwise. */
+START_TEST(test_rept_budget)
+{
+    EXPECT_ASM_ERROR(".rept 65536\n.rept 65536\n.endr\n.endr\n", "t.dvs:2: ", "more than 250000 lines");
+    EXPECT_ASM_ERROR(".rept 65536\n.rept 65536\n.if 0\n nop\n.endif\n.endr\n.endr\n",
+                     "t.dvs:2: ", "more than 250000 lines");
+    EXPECT_ASM_ERROR(".irp a, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".irp b, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".irp c, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".irp d, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".irp e, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".irp f, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+                     ".endr\n.endr\n.endr\n.endr\n.endr\n.endr\n",
+                     "more than 250000 lines");
+    /* what stays under it still assembles: 40000 x (2 + 4) + 1000 + 7 lines */
+    dv_obj *o = ASM_OK(".rept 40000\n.rept 4\n.endr\n.endr\n.rept 1000\n nop\n.endr\n");
+    ck_assert_uint_eq(o->text_size, 8000);
+    dv_obj_destroy(o);
+}
+END_TEST
+
 /* An unterminated block comment must not silently swallow the rest of the
  * file. */
 START_TEST(test_unterminated_block_comment)
@@ -489,6 +512,7 @@ Suite *asm_errors_suite(void)
     tcase_add_unchecked_fixture(tc, cycle_setup, cycle_teardown);
     tcase_add_test(tc, test_include_fanout_cycle);
     tcase_add_test(tc, test_macro_double_recursion);
+    tcase_add_test(tc, test_rept_budget);
     suite_add_tcase(s, tc);
     tc = tcase_create("reporting");
     tcase_add_test(tc, test_all_errors_reported);

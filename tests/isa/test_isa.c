@@ -395,6 +395,44 @@ START_TEST(test_syntax)
 }
 END_TEST
 
+/* A rule's words come from its sets: an instruction with a dtype= field
+ * names exactly the dtypes it accepts, and its error names them too. */
+START_TEST(test_type_docs)
+{
+    for (size_t i = 0; i < dv_isa_count(); i++) {
+        const dv_insn_info *r = dv_isa_at(i);
+        const dv_format *fmt = dv_isa_format(r->fmt);
+        bool has_dtype = false;
+        for (unsigned k = 0; k < fmt->nops; k++)
+            has_dtype = has_dtype || fmt->ops[k].field == DV_F_DTYPE;
+        if (!has_dtype || r->types == DV_TYPES_ANY)
+            continue;
+        char doc[160], want[160] = "", why[200];
+        dv_types_doc(r->types, doc, sizeof doc);
+        for (int d = 0; d < DV_DT_COUNT; d++) {
+            dv_insn in = {.op = r->opcode};
+            in.f[DV_F_DTYPE] = d;
+            if (dv_isa_types_ok(&in, why, sizeof why)) {
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", want[0] ? ", " : "",
+                         dv_dtype_name((dv_dtype)d));
+            } else {
+                char end[200];
+                snprintf(end, sizeof end, "is not one of %s", doc);
+                CHECK(strstr(why, end), "%s: '%s' does not end with '%s'", r->mnemonic, why, end);
+            }
+        }
+        CHECK(strcmp(doc, want) == 0, "%s: types '%s', accepts %s", r->mnemonic, doc, want);
+    }
+    char doc[160];
+    ck_assert_str_eq(dv_types_doc(DV_TYPES_ANY, doc, sizeof doc), "any");
+    ck_assert_str_eq(dv_types_doc(DV_TYPES_DEQ, doc, sizeof doc), "s32 to f16 or f32");
+    ck_assert_str_eq(dv_types_doc(DV_TYPES_QUANT, doc, sizeof doc), "f16 or f32 to s8 or u8");
+    ck_assert_str_eq(dv_types_doc(DV_TYPES_CONV, doc, sizeof doc),
+                     "two different types of f16, bf16, f32, s32, s16, s8, u8, not both 8-bit");
+    ck_assert_str_eq(dv_types_doc(DV_TYPES_CONV, doc, 8), "two dif"); /* cut, still a string */
+}
+END_TEST
+
 START_TEST(test_layouts)
 {
     test_rng rng = {42};
@@ -413,6 +451,9 @@ START_TEST(test_layouts)
             CHECK(f->width > 0 && f->lo + f->width <= 64, "layout %s.%s outside 64 bits", l->name, f->key);
             uint64_t m = bits_of(f->lo, f->width);
             CHECK(!(used & m), "layout %s.%s overlaps another field", l->name, f->key);
+            CHECK(k == 0 || f->lo >= l->fields[k - 1].lo + l->fields[k - 1].width,
+                  "layout %s.%s is not above the field before it (fields go in ascending bit order)", l->name,
+                  f->key);
             used |= m;
             for (unsigned j = 0; j < k; j++)
                 CHECK(strcmp(l->fields[j].key, f->key) != 0, "layout %s: key %s twice", l->name, f->key);
@@ -518,6 +559,7 @@ static Suite *isa_suite(void)
     tcase_add_test(tc, test_encodings_disjoint);
     tcase_add_test(tc, test_encode_range);
     tcase_add_test(tc, test_syntax);
+    tcase_add_test(tc, test_type_docs);
     tcase_add_test(tc, test_layouts);
     tcase_add_test(tc, test_csrs);
     tcase_add_test(tc, test_format_insn_text);
