@@ -182,8 +182,10 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
     const dv_chip_config *cfg = c->cfg;
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     mm_shape s;
-    if (!mm_shape_of(cfg, op, &s))
-        return xf_fail(c, "mmad: dtype %s is not a Cube input type (f16, bf16, s8, u8)", dv_dtype_name(dt));
+    char why[160];
+    if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
+        return xf_fail(c, "mmad: %s",
+                       dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
     if (cfg->cube_m != XF_ROWS || cfg->cube_n != XF_ROWS)
         return xf_fail(c, "mmad: only 16 x 16 Cube fractals are modelled (config has %llu x %llu)",
                        (unsigned long long)cfg->cube_m, (unsigned long long)cfg->cube_n);
