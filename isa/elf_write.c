@@ -9,18 +9,17 @@
  * The .dv.meta and .dv.lines encodings are repeated in elf_read.c; the
  * document is the contract between the two. */
 #include "dv_buf.h"
+#include "dv_file.h"
 #include "dv_isa.h"
 #include "dv_obj.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 enum {
@@ -378,23 +377,6 @@ dv_status dv_obj_write_elf(const dv_obj *obj, uint8_t **buf, size_t *size, dv_er
     return DV_OK;
 }
 
-static dv_status write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return DV_ERR_IO;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return DV_OK;
-}
-
 dv_status dv_obj_save(const dv_obj *obj, const char *path, dv_error *err)
 {
     if (!path)
@@ -406,40 +388,7 @@ dv_status dv_obj_save(const dv_obj *obj, const char *path, dv_error *err)
         dv_error_prefix(err, "%s", path);
         return st;
     }
-    /* Write next to the target and rename, so readers see the old file or
-     * the new one, never half of one, and a failed write leaves no debris. */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmpXXXXXX");
-    if (!tmp) {
-        free(buf);
-        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = dv_error_set(err, DV_ERR_IO, "%s: cannot create temporary file: %s", path, strerror(errno));
-        goto out;
-    }
-    /* mkstemp creates mode 0600; an object file is not secret, so give it
-     * the mode a compiler output gets under the usual umask of 022. */
-    if (fchmod(fd, 0644) != 0 || write_all(fd, buf, size) != DV_OK) {
-        st = dv_error_set(err, DV_ERR_IO, "%s: cannot write %s: %s", path, tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto out;
-    }
-    if (close(fd) != 0) {
-        st = dv_error_set(err, DV_ERR_IO, "%s: cannot write %s: %s", path, tmp, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        st = dv_error_set(err, DV_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-        unlink(tmp);
-    }
-out:
-    free(tmp);
+    st = dv_write_file_atomic(path, buf, size, err); /* the old file or the new one, never half */
     free(buf);
     return st;
 }
