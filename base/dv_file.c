@@ -1,6 +1,8 @@
 /* dv_file.c - a file written whole through a temporary name and a rename. */
 #include "dv_file.h"
 
+#include "dv_buf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -72,4 +74,28 @@ dv_status dv_write_file_atomic(const char *path, const void *data, size_t len, d
     }
     free(tmp);
     return st;
+}
+
+dv_status dv_read_file(const char *path, char **data, size_t *len, dv_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+    dv_buf b = DV_BUF_INIT;
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && !b.oom)
+        dv_buf_append(&b, chunk, got);
+    bool ok = !b.oom, failed = ferror(f);
+    fclose(f);
+    if (!ok || failed) {
+        int e = errno;
+        dv_buf_free(&b);
+        return ok ? dv_error_set(err, DV_ERR_IO, "%s: read failed: %s", path, strerror(e))
+                  : dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
+    }
+    *data = dv_buf_take(&b, len);
+    return *data ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
 }

@@ -18,4 +18,10 @@
  * was), DV_ERR_NOMEM. */
 dv_status dv_write_file_atomic(const char *path, const void *data, size_t len, dv_error *err);
 
+/* Reads the whole file at path into *data (malloc'd, NUL-terminated, so a
+ * text is a string; *len bytes without the NUL).  Errors: DV_ERR_MISSING
+ * "PATH: cannot open: REASON", DV_ERR_IO "PATH: read failed: REASON",
+ * DV_ERR_NOMEM. */
+dv_status dv_read_file(const char *path, char **data, size_t *len, dv_error *err);
+
 #endif

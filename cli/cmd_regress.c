@@ -8,10 +8,10 @@
  * a tiling function or the model lands with its effect on the numbers in
  * the same reviewed commit. */
 #include "cli.h"
+#include "dv_file.h"
 #include "op_exec.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
@@ -73,22 +73,6 @@ static const char *str_of(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static char *read_all(const char *path, dv_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    dv_buf b = DV_BUF_INIT;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        dv_buf_append(&b, chunk, got);
-    fclose(f);
-    return dv_buf_take(&b, NULL);
 }
 
 /* The figures one entry records. */
@@ -254,8 +238,9 @@ static int parse_opts(int argc, char **argv, regress_opts *o)
 static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, size_t *selected)
 {
     dv_error err = {DV_OK, ""};
-    char *text = read_all(o->path, &err);
-    if (!text)
+    char *text;
+    size_t len;
+    if (dv_read_file(o->path, &text, &len, &err) != DV_OK)
         return cli_fail(&err);
     *root = cJSON_Parse(text);
     free(text);

@@ -2,6 +2,7 @@
  * core of a chip and report where the cycles went. */
 #include "cli.h"
 #include "dv_asm.h"
+#include "dv_file.h"
 #include "dv_fp.h"
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
@@ -56,19 +57,12 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
         if (!cli_parse_u64(b->spec + 6, &n) || n == 0)
             return cli_usage_error(cmd, "--gm %s: zeros needs a byte count", b->name);
     } else if (b->spec[0] == '@') {
-        FILE *f = fopen(b->spec + 1, "rb");
-        if (!f) {
-            fprintf(stderr, "dvsim: %s: cannot open: %s\n", b->spec + 1, strerror(errno));
-            return 66;
-        }
-        dv_buf data = DV_BUF_INIT;
-        char chunk[65536];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-            dv_buf_append(&data, chunk, got);
-        fclose(f);
-        n = data.len;
-        bytes = (uint8_t *)dv_buf_take(&data, NULL);
+        char *text;
+        size_t flen;
+        if (dv_read_file(b->spec + 1, &text, &flen, &err) != DV_OK)
+            return cli_fail(&err); /* 66 when it cannot be opened */
+        bytes = (uint8_t *)text;
+        n = flen;
         if (n == 0) {
             free(bytes);
             fprintf(stderr, "dvsim: %s is empty\n", b->spec + 1);

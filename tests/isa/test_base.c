@@ -4,11 +4,14 @@
  * with glibc's malloc filling new memory (GLIBC_TUNABLES perturb, no
  * tcache), as ASan's does, so a byte nobody wrote is not 0 by luck. */
 #include "dv_buf.h"
+#include "dv_file.h"
 #include "dv_log.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(test_buf_string)
 {
@@ -45,6 +48,36 @@ static void count_sink(void *user, dv_log_cat cat, dv_log_level level, const cha
     ++*(int *)user;
 }
 
+/* dv_read_file gives back what dv_write_file_atomic wrote, as a string;
+ * a missing file is DV_ERR_MISSING. */
+START_TEST(test_file_round_trip)
+{
+    char path[] = "/tmp/dv-test-file-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    dv_error err = {DV_OK, ""};
+    static const char bytes[] = {'a', 0, 'b', 'c'};
+    ck_assert_int_eq(dv_write_file_atomic(path, bytes, sizeof bytes, &err), DV_OK);
+    char *data;
+    size_t len;
+    ck_assert_int_eq(dv_read_file(path, &data, &len, &err), DV_OK);
+    ck_assert_uint_eq(len, sizeof bytes);
+    ck_assert_int_eq(memcmp(data, bytes, len), 0);
+    ck_assert_int_eq(data[len], '\0');
+    free(data);
+    ck_assert_int_eq(dv_write_file_atomic(path, "", 0, &err), DV_OK);
+    ck_assert_int_eq(dv_read_file(path, &data, &len, &err), DV_OK);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_str_eq(data, "");
+    free(data);
+    remove(path);
+    close(fd);
+    ck_assert_int_eq(dv_read_file(path, &data, &len, &err), DV_ERR_MISSING);
+    ck_assert_ptr_null(data);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot open"));
+}
+END_TEST
+
 START_TEST(test_log_gate)
 {
     /* no log at all: off, and nothing is formatted or dereferenced */
@@ -73,6 +106,7 @@ static Suite *base_suite(void)
     tcase_add_test(tc, test_buf_string);
     suite_add_tcase(s, tc);
     tc = tcase_create("log");
+    tcase_add_test(tc, test_file_round_trip);
     tcase_add_test(tc, test_log_gate);
     suite_add_tcase(s, tc);
     return s;
