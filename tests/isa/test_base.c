@@ -1,6 +1,6 @@
 /* test_base.c - the parts of base/ the assembler is built on: dv_buf keeps
  * its text a string from the first allocation on; dv_log's gate, and a NULL
- * log is off.  The meson test runs it
+ * log is off; dv_file's reader returns what its writer wrote.  The meson test runs it
  * with glibc's malloc filling new memory (GLIBC_TUNABLES perturb, no
  * tcache), as ASan's does, so a byte nobody wrote is not 0 by luck. */
 #include "dv_buf.h"

@@ -190,7 +190,8 @@ START_TEST(mmad_faults)
     op.insn.f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
-    ck_assert_msg(strstr(e.ctx.fault_msg, "dtype=f32 is not one of f16, bf16, s8, u8"), "%s", e.ctx.fault_msg);
+    ck_assert_msg(strstr(e.ctx.fault_msg, "dtype=f32 is not one of f16, bf16, s8, u8"), "%s",
+                  e.ctx.fault_msg);
     op.insn.f[DV_F_DTYPE] = DV_DT_F16;
     /* L0A not fractal aligned. */
     op.r[1] = 32;
