@@ -27,6 +27,8 @@ int cmd_disasm(int argc, char **argv);
 void cmd_disasm_help(FILE *out);
 int cmd_run(int argc, char **argv);
 void cmd_run_help(FILE *out);
+int cmd_correlate(int argc, char **argv);
+void cmd_correlate_help(FILE *out);
 int cmd_chips(int argc, char **argv);
 void cmd_chips_help(FILE *out);
 int cmd_counters(int argc, char **argv);

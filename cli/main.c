@@ -20,6 +20,8 @@ static const cli_command commands[] = {
      cmd_bench_help},
     {"regress", "run the performance baseline's operator entries and report what moved", cmd_regress,
      cmd_regress_help},
+    {"correlate", "hold the model against measured 910B1 curves: error per point, MAE per curve", cmd_correlate,
+     cmd_correlate_help},
     {"chips", "list the chip configs (built in and in DVSIM_CHIP_PATH) with their key figures", cmd_chips,
      cmd_chips_help},
     {"counters", "list the performance-counter events (numbers for pmevtyperN)", cmd_counters,

@@ -52,7 +52,7 @@ enum { DV_PIPE_COUNT = DV_PIPE_ALL }; /* real queues: S .. FIX */
 /* Data paths (paths.def), for bytes-moved statistics and bandwidth figures. */
 typedef enum dv_path {
     DV_PATH_NONE,
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_PATH_##id,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc) DV_PATH_##id,
 #include "paths.def"
 #undef DV_PATH_ROW
     DV_PATH_COUNT

@@ -166,7 +166,7 @@ static const struct {
     const char *name, *key;
 } paths[DV_PATH_COUNT] = {
     {"none", "none"},
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) {name, key},
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc) {name, key},
 #include "paths.def"
 #undef DV_PATH_ROW
 };

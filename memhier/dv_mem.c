@@ -13,13 +13,13 @@ const char *dv_mem_kind_name(dv_mem_kind kind)
 
 static const dv_mem_kind path_src[DV_PATH_COUNT] = {
     DV_MEM_GM,
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##src,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc) DV_MEM_##src,
 #include "paths.def"
 #undef DV_PATH_ROW
 };
 static const dv_mem_kind path_dst[DV_PATH_COUNT] = {
     DV_MEM_GM,
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, doc) DV_MEM_##dst,
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc) DV_MEM_##dst,
 #include "paths.def"
 #undef DV_PATH_ROW
 };

@@ -26,7 +26,7 @@ typedef enum dv_chip_id {
 
 typedef struct dv_chip_config {
     char name[DV_CHIP_NAME_MAX];
-#define DV_CFG(member, key, unit, min, v910, v910b, v310, doc) uint64_t member;
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, v910b1, v910b3, doc) uint64_t member;
 #include "chip_config.def"
 #undef DV_CFG
 } dv_chip_config;
