@@ -110,11 +110,16 @@ static void mark_range(void *user, uint64_t addr, uint64_t len, bool write)
     o->offset += len;
 }
 
+/* A server in arrival order at per_cycle bytes per cycle; *free_at counts
+ * in 1/per_cycle cycles (dv_gmsys).  Returns the cycles from now until the
+ * bytes are through (a partial last cycle counts as one for this transfer,
+ * but only its fraction stays booked). */
 static uint64_t serve(uint64_t *free_at, uint64_t now, uint64_t bytes, uint64_t per_cycle)
 {
-    uint64_t start = *free_at > now ? *free_at : now;
-    *free_at = start + (bytes + per_cycle - 1) / per_cycle;
-    return *free_at - now;
+    uint64_t at = now * per_cycle;
+    uint64_t start = *free_at > at ? *free_at : at;
+    *free_at = start + bytes;
+    return (*free_at + per_cycle - 1) / per_cycle - now;
 }
 
 uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts, uint64_t *serialised)
