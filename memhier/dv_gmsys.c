@@ -45,7 +45,9 @@ static void l2_range(void *user, uint64_t addr, uint64_t len, bool write)
     if (v->g->l2) {
         v->hbm += dv_l2_access(v->g->l2, addr, len, write, v->counts);
     } else {
-        v->hbm += len;
+        /* no L2: HBM still moves whole lines, so a burst pays for the lines it touches */
+        uint64_t lb = v->g->line_bytes ? v->g->line_bytes : 1;
+        v->hbm += len ? ((addr + len - 1) / lb - addr / lb + 1) * lb : 0;
         if (write)
             v->counts->write_misses++;
         else

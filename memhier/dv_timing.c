@@ -8,7 +8,9 @@ uint64_t dv_xfer_cycles(uint64_t bytes, uint64_t bytes_per_cycle, uint64_t head,
     if (bytes_per_cycle == 0)
         bytes_per_cycle = 1;
     uint64_t cycles = head + (bytes + bytes_per_cycle - 1) / bytes_per_cycle;
-    if (touches_gm && gm_full_bw_bytes && bytes < gm_full_bw_bytes)
+    if (touches_gm && !gm_full_bw_bytes)
+        cycles += gm_latency;
+    else if (touches_gm && bytes < gm_full_bw_bytes)
         cycles += gm_latency * (gm_full_bw_bytes - bytes) / gm_full_bw_bytes;
     return cycles;
 }

@@ -10,7 +10,8 @@
 /* Cycles to move `bytes` over a path of `bytes_per_cycle`: head latency plus
  * bytes / bandwidth (rounded up).  A transfer that touches GM also pays the
  * GM latency, scaled down linearly until it vanishes at `gm_full_bw_bytes`
- * (facts #45: GM transfers reach full bandwidth only from ~16 KB). */
+ * (facts #45: GM transfers reach full bandwidth only from ~16 KB), or in
+ * full whatever the size when `gm_full_bw_bytes` is 0. */
 uint64_t dv_xfer_cycles(uint64_t bytes, uint64_t bytes_per_cycle, uint64_t head, bool touches_gm,
                         uint64_t gm_latency, uint64_t gm_full_bw_bytes);
 

@@ -13,12 +13,14 @@ typedef struct dv_op {
     dv_insn insn;
     uint64_t r[5]; /* values of the registers named in slots R0..R4 */
     uint64_t pc;
+    uint64_t dispatched; /* the cycle the Scalar unit put it in its pipe's queue */
 } dv_op;
 
 /* What one instruction did (filled by the units' cycles functions). */
 typedef struct dv_op_stats {
     dv_path path;
     uint64_t bytes;    /* bytes moved over `path` */
+    uint64_t lead;     /* of the cycles, the transfer's start-up (DMA head, GM latency) before bytes flow */
     uint64_t macs;     /* Cube multiply-accumulates */
     uint64_t fractals; /* Cube fractal steps */
     uint64_t elem_ops; /* Vector element operations (active lanes x repeats) */

@@ -30,8 +30,13 @@ dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim
     c->stop = DV_STOP_NONE;
     c->block_start = cycle;
     dv_pmu_init(&c->pmu, c->pmu.src, c->pmu.core); /* each block programs its own counters */
-    for (int i = 0; i < DV_PIPE_COUNT; i++)
+    for (int i = 0; i < DV_PIPE_COUNT; i++) {
         c->pipes[i].has_run = false;
+        /* no transfer of this block starts before it */
+        for (unsigned k = 0; k < DV_MAX_REQUESTS; k++)
+            c->pipes[i].req_end[k] = cycle;
+        c->pipes[i].order_at = cycle;
+    }
     if (c->hooks && c->hooks->block)
         c->hooks->block(c->hooks->user, c->net_index, block_idx, cycle);
     return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);

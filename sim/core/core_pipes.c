@@ -5,6 +5,7 @@
 #include "core_account.h"
 #include "core_base.h"
 #include "core_cc.h"
+#include "core_dma.h"
 #include "core_gm.h"
 #include "core_trace.h"
 
@@ -40,6 +41,7 @@ bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op)
     if (p->count == p->depth)
         return false;
     p->queue[(p->head + p->count) % p->depth] = *op;
+    p->queue[(p->head + p->count) % p->depth].dispatched = c->q->now;
     p->count++;
     if (!p->busy && !p->waiting && !dv_event_queued(&p->ev))
         core_schedule(c, &p->ev, c->q->now, DV_PRIO_ISSUE);
@@ -73,10 +75,16 @@ static void complete(dv_core *c, dv_pipe_state *p)
 {
     c->stats.pipe[p->id].busy_cycles += c->q->now - p->busy_since;
     p->busy = false;
+    dv_tclass tc = dv_isa_info(p->cur.insn.op)->tclass;
+    if (tc != DV_TC_DMA)
+        core_dma_order(c, p); /* a later transfer starts after this */
     if (p->cur.insn.op == DV_OP_PIPE_BARRIER)
         return; /* a barrier breaks back-to-back issue */
     p->last_end = c->q->now;
-    p->has_run = true;
+    /* Only a unit's own work streams into the next instruction: after a
+     * set_mask (or another 1-cycle control op) the next op is not back to
+     * back and pays its head and tail. */
+    p->has_run = tc != DV_TC_MASK && tc != DV_TC_SYNC;
     if (!dv_unit_exec(&c->ctx, &p->cur)) {
         char what[300];
         if (c->ctx.fault.kind != DV_FAULT_NONE)
@@ -121,6 +129,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
                 }
                 return; /* the matching set reschedules this pipe */
             }
+            core_dma_order(c, p); /* the transfers behind the wait start after it */
             uint64_t since = p->waiting ? p->wait_since : c->q->now;
             if (p->waiting) {
                 c->stats.pipe[p->id].wait_cycles += c->q->now - p->wait_since;
@@ -156,6 +165,8 @@ void core_pipe_event(dv_event *ev, void *ctx)
         memset(&st, 0, sizeof st);
         if (in->op == DV_OP_PIPE_BARRIER)
             cycles = c->cfg->barrier_cycles;
+        else if (dv_isa_info(in->op)->tclass == DV_TC_DMA)
+            cycles = core_dma_cycles(c, p, op, &st);
         else
             cycles = core_gm_access(c, op, &st,
                                     dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { DV_SDATA_BYTES = 65536 };
+enum { DV_SDATA_BYTES = 65536, DV_MAX_REQUESTS = 16 /* requests in flight per engine, at most */ };
 
 typedef struct dv_pipe_state {
     dv_op *queue; /* ring of `depth` entries */
@@ -34,8 +34,14 @@ typedef struct dv_pipe_state {
     dv_op cur; /* the instruction in flight */
     uint64_t busy_since;
     uint64_t last_end; /* when the previous unit instruction finished (back-to-back issue) */
-    bool has_run;      /* a unit instruction has completed, so last_end is meaningful */
+    bool has_run;      /* the last instruction was unit work (not a barrier, set_mask or other
+                          control op), so the next may stream behind it from last_end */
     bool waiting;      /* head is a wait_flag whose flag is not set */
+    /* transfers (core_dma.c): the ends of the last DV_MAX_REQUESTS, the
+     * next slot, and the last order point (a wait passed, a barrier done) */
+    uint64_t req_end[DV_MAX_REQUESTS];
+    unsigned req_next;
+    uint64_t order_at;
     uint64_t wait_since;
     struct dv_core *core;
     dv_pipe id;

@@ -30,6 +30,10 @@
 typedef struct dv_vec_state {
     uint64_t mask_lo, mask_hi; /* bit mode: lanes 0-63 in lo, 64-127 in hi; counter mode: lo = count */
     dv_maskmode mode;
+    /* The UB bytes [wrote_lo, wrote_hi) the last vector op issued writes
+     * (timing: an op streaming behind it that reads them waits for its
+     * result, dep_stall cycles); wrote_hi == 0: none. */
+    uint64_t wrote_lo, wrote_hi, dep_stall;
 } dv_vec_state;
 
 typedef struct dv_unit_ctx {

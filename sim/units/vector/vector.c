@@ -366,6 +366,73 @@ static bool shift_invariant(const vec_desc *d, const dv_ub_geom *g)
     return stride >= 0;
 }
 
+/* The UB bytes an operand or extent spans over `repeats` repeats (its
+ * bounding range; [0, 0) when unused). */
+static void opnd_span(const vec_opnd *o, unsigned repeats, uint64_t *lo, uint64_t *hi)
+{
+    *lo = *hi = 0;
+    if (!o->used || !repeats || !o->nblk)
+        return;
+    *lo = o->base;
+    *hi = o->base + ((uint64_t)(repeats - 1) * o->rep + (uint64_t)(o->nblk - 1) * o->blk + 1) * VEC_BLOCK;
+}
+
+static void extent_span(const vec_extent *x, unsigned repeats, uint64_t *lo, uint64_t *hi)
+{
+    *lo = *hi = 0;
+    if (x->used && repeats) {
+        *lo = x->base;
+        *hi = x->base + x->step * repeats;
+    }
+}
+
+static bool overlaps(uint64_t lo, uint64_t hi, uint64_t wlo, uint64_t whi)
+{
+    return lo < hi && wlo < whi && lo < whi && wlo < hi;
+}
+
+/* Whether the op reads any of the UB bytes [wlo, whi). */
+static bool reads_range(const vec_desc *d, uint64_t wlo, uint64_t whi)
+{
+    uint64_t lo, hi;
+    if (d->op == DV_OP_VTRANS)
+        return overlaps(d->src0.base, d->src0.base + 512, wlo, whi);
+    opnd_span(&d->src0, d->repeats, &lo, &hi);
+    if (overlaps(lo, hi, wlo, whi))
+        return true;
+    opnd_span(&d->src1, d->repeats, &lo, &hi);
+    if (overlaps(lo, hi, wlo, whi))
+        return true;
+    extent_span(&d->xsrc, d->repeats, &lo, &hi);
+    return overlaps(lo, hi, wlo, whi);
+}
+
+/* Records what the op writes, for the next op's dependency, and how long an
+ * op that streams behind it and reads that waits: the result latency less
+ * the cycles the op's own later repeats take (a consumer's repeat r reads
+ * what repeat r produced, which is older the longer the producer runs),
+ * except after a reduction or vtranspose, whose results come at the end. */
+static void set_written(const dv_chip_config *cfg, dv_vec_state *v, const vec_desc *d, uint64_t slope)
+{
+    uint64_t hidden = d->repeats > 1 ? (uint64_t)(d->repeats - 1) * slope : 0;
+    bool at_end = d->tc == DV_TC_VRED || d->op == DV_OP_VTRANS;
+    v->dep_stall = at_end || hidden < cfg->vec_dep_cycles ? cfg->vec_dep_cycles - (at_end ? 0 : hidden) : 0;
+    uint64_t lo, hi, xlo, xhi;
+    if (d->op == DV_OP_VTRANS) {
+        lo = d->dst.base;
+        hi = lo + 512;
+    } else {
+        opnd_span(&d->dst, d->repeats, &lo, &hi);
+    }
+    extent_span(&d->xdst, d->repeats, &xlo, &xhi);
+    if (xlo < xhi) {
+        lo = lo < hi && lo < xlo ? lo : xlo;
+        hi = hi > xhi ? hi : xhi;
+    }
+    v->wrote_lo = lo;
+    v->wrote_hi = hi;
+}
+
 uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
 {
     const dv_chip_config *cfg = c->cfg;
@@ -381,6 +448,8 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     uint64_t slope = d.tc == DV_TC_VDIV ? cfg->vec_div_slope
                      : d.esize == 4     ? cfg->vec_slope_b32
                                         : cfg->vec_slope_b16;
+    if (d.tc == DV_TC_VEXP)
+        slope *= cfg->vec_exp_slope_mul;
     uint64_t head = cfg->vec_head, tail = cfg->vec_tail;
     if (d.tc == DV_TC_VEXP) {
         head = cfg->vec_exp_head;
@@ -391,6 +460,9 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     uint64_t cycles = slope * d.repeats;
     if (!back_to_back)
         cycles += head + tail;
+    else if (reads_range(&d, c->vec->wrote_lo, c->vec->wrote_hi))
+        cycles += c->vec->dep_stall; /* streams behind the op whose result it reads: waits for it */
+    set_written(cfg, c->vec, &d, slope);
     if (c->vec->mode == DV_MASK_COUNT_MODE && d.op != DV_OP_VTRANS)
         cycles += cfg->vec_count_extra;
 
@@ -431,5 +503,6 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     }
     st->repeats = d.repeats;
     st->elem_ops = (uint64_t)d.nactive * d.repeats;
-    return cycles;
+    /* streaming behind another op, an op still holds the pipe for the issue interval */
+    return cycles < cfg->vec_issue_cycles ? cfg->vec_issue_cycles : cycles;
 }

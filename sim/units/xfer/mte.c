@@ -20,7 +20,11 @@
  *   repeat*512.
  * set_fmatrix: *ctx->fmatrix = r0; 1 cycle, no data.
  * Cycles of a transfer: dv_xfer_cycles(bytes, path bandwidth,
- *   dma_head_cycles, touches GM, gm_latency, gm_full_bw_bytes).
+ *   dma_head_cycles, touches GM, gm_latency, gm_full_bw_bytes), the part
+ *   after the start-up (head and GM latency, stats.lead) at least
+ *   bursts * burst_cycles (a copy's nburst, an nd2nz's ndnum * n rows).  The
+ *   core overlaps a transfer's start-up with the one before it on the same
+ *   engine (sim/core/core_dma.c).
  * Every address is checked (also when ctx->data is false) before any byte
  * moves, so a faulting instruction leaves the buffers unchanged. */
 #include "xfer.h"
@@ -83,26 +87,60 @@ static uint64_t mte_bytes(const dv_op *op)
     }
 }
 
+/* Bursts an instruction issues: a copy's nburst, an nd2nz's rows; else 1. */
+static uint64_t mte_bursts(const dv_op *op)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    switch (op->insn.op) {
+    case DV_OP_ND2NZ_GM_L1: xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f); return f[ND0_NDNUM] * f[ND0_N];
+    case DV_OP_COPY_GM_L1:
+    case DV_OP_COPY_GM_UB:
+    case DV_OP_COPY_UB_GM:
+    case DV_OP_COPY_UB_L1:
+    case DV_OP_COPY_L1_UB: xf_unpack(DV_LAYOUT_BURST, op->r[2], f); return f[BU_NBURST];
+    default: return 1;
+    }
+}
+
+/* The start-up part of a transfer's cycles: all but its bytes' time. */
+static uint64_t lead_of(uint64_t cycles, uint64_t bytes, uint64_t bw)
+{
+    uint64_t flow = bw ? ceil_div(bytes, bw) : bytes;
+    return cycles > flow ? cycles - flow : 0;
+}
+
 uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
 {
-    (void)back_to_back; /* each DMA pays its own start-up: no overlap modelled */
+    (void)back_to_back; /* the core overlaps start-ups (path.mteN_requests) from st->lead */
     const dv_chip_config *cfg = c->cfg;
+    uint64_t cycles;
     switch (op->insn.op) {
     case DV_OP_SET_FMATRIX:
         st->path = DV_PATH_NONE;
         st->bytes = 0;
         return 1;
     case DV_OP_LOAD3D_L0A:
-    case DV_OP_LOAD3D_L0B: return xf_img2col_cycles(c, op, st);
-    case DV_OP_COPY_L0C_UB: return xf_l0c_ub_cycles(c, op, st);
+    case DV_OP_LOAD3D_L0B:
+        cycles = xf_img2col_cycles(c, op, st);
+        st->lead = lead_of(cycles, st->bytes, dv_path_bw(cfg, st->path));
+        return cycles;
+    case DV_OP_COPY_L0C_UB:
+        cycles = xf_l0c_ub_cycles(c, op, st);
+        st->lead = lead_of(cycles, st->bytes, dv_path_bw(cfg, st->path));
+        return cycles;
     default: break;
     }
     route rt = route_of(op->insn.op);
     st->path = rt.path;
     st->bytes = mte_bytes(op);
     bool gm = rt.src == DV_MEM_GM || rt.dst == DV_MEM_GM;
-    return dv_xfer_cycles(st->bytes, dv_path_bw(cfg, rt.path), cfg->dma_head_cycles, gm, cfg->gm_latency,
-                          cfg->gm_full_bw_bytes);
+    uint64_t bw = dv_path_bw(cfg, rt.path);
+    cycles = dv_xfer_cycles(st->bytes, bw, cfg->dma_head_cycles, gm, cfg->gm_latency, cfg->gm_full_bw_bytes);
+    st->lead = lead_of(cycles, st->bytes, bw);
+    /* The engine issues one burst per burst_cycles: short bursts cost more
+     * than their bytes (1024 bursts of 32 B are not one of 32 KiB). */
+    uint64_t flow = cycles - st->lead, least = mte_bursts(op) * cfg->burst_cycles;
+    return least > flow ? st->lead + least : cycles;
 }
 
 static bool missing_path(dv_unit_ctx *c, dv_path p)
