@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const dv_config_key keys[] = {
-#define DV_CFG(member, key, unit, min, v910, v910b, v310, v910b1, v910b3, doc)                                               \
+#define DV_CFG(member, key, unit, min, v910, v910b, v310, v910b1, v910b3, doc)                               \
     {key, unit, min, offsetof(dv_chip_config, member), doc, {v910, v910b, v310, v910b1, v910b3}},
 #include "chip_config.def"
 #undef DV_CFG
@@ -51,7 +51,7 @@ void dv_config_set(dv_chip_config *cfg, const dv_config_key *k, uint64_t value)
 uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p)
 {
     switch (p) {
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                                \
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                \
     case DV_PATH_##id:                                                                                       \
         return cfg->bw_##id;
 #include "paths.def"
@@ -64,7 +64,7 @@ uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p)
 static const char *path_bw_key(dv_path p)
 {
     switch (p) {
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                                \
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                \
     case DV_PATH_##id:                                                                                       \
         return "path." key;
 #include "paths.def"

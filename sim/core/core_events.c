@@ -24,7 +24,7 @@ uint64_t core_event_value(const dv_core *c, dv_event_id e)
         return s->pipe[DV_PIPE_##id].full_cycles;
 #include "pipes.def"
 #undef DV_PIPE_ROW
-#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                                \
+#define DV_PATH_ROW(id, ev, name, key, src, dst, min, v910, v910b, v310, v910b1, v910b3, doc)                \
     case DV_EV_PATH_##ev:                                                                                    \
         return s->path_bytes[DV_PATH_##id];
 #include "paths.def"

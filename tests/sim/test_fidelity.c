@@ -45,7 +45,8 @@ static uint64_t busy(const char *chip, const char *src, dv_pipe pipe)
     char text[1024];
     const char *body = strstr(src, ".kernel k\n");
     ck_assert_ptr_nonnull(body);
-    snprintf(text, sizeof text, ".kernel k%s\n%s", cfg.split ? ", type=aiv" : "", body + strlen(".kernel k\n"));
+    snprintf(text, sizeof text, ".kernel k%s\n%s", cfg.split ? ", type=aiv" : "",
+             body + strlen(".kernel k\n"));
     run r;
     run_cfg(&r, &cfg, text);
     uint64_t b = r.res.stats->pipe[pipe].busy_cycles;
@@ -65,7 +66,8 @@ static const char *vadds(bool mask_first, bool in_place, unsigned repeat)
              ".kernel k\n.arg a\n  li x5, 0\n  li x6, 0x8100\n  li x7, 0x10400\n  li x8, -1\n"
              "  pack.vrep x9, repeat=%u, dstblk=1, src0blk=1, src1blk=1, dstrep=8, src0rep=8, src1rep=8\n"
              "%s.rept 100\n  vadd %s, x5, x6, x9, dtype=f16\n.endr\n  end\n",
-             repeat, mask_first ? "  set_mask_mode mode=norm\n  set_mask x8, x8\n" : "", in_place ? "x5" : "x7");
+             repeat, mask_first ? "  set_mask_mode mode=norm\n  set_mask x8, x8\n" : "",
+             in_place ? "x5" : "x7");
     return buf;
 }
 
@@ -188,7 +190,8 @@ START_TEST(test_int8_peak)
     ck_assert_int_eq(dv_stats_collect(r.sim, &r.res, &l, NULL), DV_OK);
     ck_assert_double_eq_tol(dv_stats_find(&l, "core0.roofline.bound_cycles")->value, 320, 1e-9);
     double total = (double)r.res.cycles;
-    ck_assert_double_eq_tol(dv_stats_find(&l, "core0.cube.utilisation_pct")->value, 100.0 * 320 / total, 1e-9);
+    ck_assert_double_eq_tol(dv_stats_find(&l, "core0.cube.utilisation_pct")->value, 100.0 * 320 / total,
+                            1e-9);
     ck_assert_double_le(dv_stats_find(&l, "core0.roofline.achieved_pct")->value, 100);
     dv_stats_free(&l);
     dv_sim_destroy(r.sim);
