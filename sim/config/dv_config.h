@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { DV_CHIP_NAME_MAX = 64 };
+enum { DV_CHIP_NAME_MAX = 64, DV_MAX_DMA_REQUESTS = 16 /* path.mteN_requests, at most */ };
 
 /* The built-in chips (isa/chips.def), in the order of chip_config.def's columns. */
 typedef enum dv_chip_id {

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { DV_SDATA_BYTES = 65536, DV_MAX_REQUESTS = 16 /* requests in flight per engine, at most */ };
+enum { DV_SDATA_BYTES = 65536, DV_MAX_REQUESTS = DV_MAX_DMA_REQUESTS /* requests in flight per engine */ };
 
 typedef struct dv_pipe_state {
     dv_op *queue; /* ring of `depth` entries */

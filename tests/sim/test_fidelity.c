@@ -74,7 +74,8 @@ static const char *vadds(bool mask_first, bool in_place, unsigned repeat)
 /* ascend910: vadd head 10, tail 14, 1 cycle per fp16 repeat.  100 vadds of
  * R = 1 streaming behind each other pay the head and tail once: 24 + 100.
  * On main, set_mask (1 cycle on the Vector pipe) made the first vadd count
- * as back to back too: 109 cycles after set_mask, 124 without. */
+ * as back to back too: 1 + 1 + 100 cycles after set_mask_mode and set_mask,
+ * 124 without. */
 START_TEST(test_set_mask_does_not_stream)
 {
     uint64_t plain = busy("ascend910", vadds(false, false, 1), DV_PIPE_V);
