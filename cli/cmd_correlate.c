@@ -173,6 +173,8 @@ static void kernel_text(const dv_chip_config *cfg, const calib_point *p, unsigne
     }
 }
 
+static void point_label(const calib_point *p, char *out, size_t size);
+
 /* Runs one micro-kernel and returns the busy cycles of the pipe it measures
  * (0 with *err set on failure). */
 static uint64_t run_kernel(const dv_chip_config *cfg, const calib_point *p, unsigned count, dv_error *err)
@@ -199,8 +201,12 @@ static uint64_t run_kernel(const dv_chip_config *cfg, const calib_point *p, unsi
                 DV_OK &&
             dv_sim_set_arg(sim, 0, src, err) == DV_OK && dv_sim_run(sim, 100000000, &res, err) == DV_OK) {
             if (res.stop != DV_STOP_DONE) {
-                dv_error_set(err, DV_ERR_INTERNAL, "the %s micro-kernel did not finish: %s", cv->name,
-                             res.message ? res.message : dv_stop_name(res.stop));
+                /* the generated kernels are valid: only a config too small for
+                 * the measured size (a buffer, a path it lacks) stops one */
+                char label[64];
+                point_label(p, label, sizeof label);
+                dv_error_set(err, DV_ERR_CONFIG, "%s cannot run the %s point %s: %s", cfg->name, cv->name,
+                             label, res.message ? res.message : dv_stop_name(res.stop));
             } else {
                 dv_pipe pipe = cv->kind == XFER_GM_L1 ? DV_PIPE_MTE2
                                : cv->kind == MMAD     ? DV_PIPE_M
