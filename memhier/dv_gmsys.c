@@ -36,12 +36,23 @@ void dv_gmsys_free(dv_gmsys *g)
 typedef struct l2_visit {
     dv_gmsys *g;
     dv_l2_counts *counts;
-    uint64_t hbm; /* bytes the access causes on HBM */
+    uint64_t hbm;       /* bytes the access causes on HBM */
+    uint64_t l2;        /* bytes of the whole lines it touches: what the L2 moves */
+    uint64_t last_line; /* line number + 1 of the previous range's last line (0: none) */
 } l2_visit;
 
 static void l2_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     l2_visit *v = user;
+    if (len) {
+        /* the L2 serves whole lines: 32 B bursts 512 B apart take a line
+         * each; a line the previous range ended in is not counted again */
+        uint64_t lb = v->g->line_bytes ? v->g->line_bytes : 1, first = addr / lb,
+                 last = (addr + len - 1) / lb;
+        uint64_t lines = last - first + 1 - (v->last_line == first + 1 ? 1 : 0);
+        v->l2 += lines * lb;
+        v->last_line = last + 1;
+    }
     if (v->g->l2) {
         v->hbm += dv_l2_access(v->g->l2, addr, len, write, v->counts);
     } else {
@@ -138,10 +149,10 @@ uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts,
         *serialised += o.ready - now;
         now = o.ready; /* the transfer's bytes start once the lines are free */
     }
-    l2_visit lv = {g, counts, 0};
+    l2_visit lv = {g, counts, 0, 0, 0};
     x->visit(x->visit_ctx, l2_range, &lv);
     if (g->l2) {
-        uint64_t t = serve(&g->l2_free, now, x->bytes, g->hbm_bytes_per_cycle * g->l2_bw_ratio);
+        uint64_t t = serve(&g->l2_free, now, lv.l2, g->hbm_bytes_per_cycle * g->l2_bw_ratio);
         cycles = t > cycles ? t : cycles;
     }
     if (lv.hbm) {

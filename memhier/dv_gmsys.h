@@ -5,8 +5,10 @@
  * between cores (facts #38).
  *
  * A transfer's GM bytes are looked up line by line in L2 (hits and misses
- * counted for the requester), then queued on the servers; it lasts at least
- * until its bytes are through both.  Serialisation is per line: after its
+ * counted for the requester), then queued on the servers: the L2 server
+ * moves the whole lines the transfer touches, the HBM server the fills and
+ * write-backs (without an L2, the lines touched); it lasts at least until
+ * its bytes are through both.  Serialisation is per line: after its
  * start-up (the DMA head and the GM latency, which hold no line) a transfer
  * moves its lines in order at its own rate, and a line is busy while another
  * core's transfer moves it (from the cycle that transfer reaches it to the

@@ -201,6 +201,42 @@ START_TEST(test_gmsys_fractional_rate)
 }
 END_TEST
 
+/* n ranges of len bytes, step apart. */
+typedef struct strided {
+    uint64_t addr, len, step, n;
+} strided;
+
+static void visit_strided(const void *ctx, dv_gm_range_fn fn, void *user)
+{
+    const strided *r = ctx;
+    for (uint64_t i = 0; i < r->n; i++)
+        fn(user, r->addr + i * r->step, r->len, false);
+}
+
+/* A strided transfer costs the L2 the lines it touches: 1024 bursts of 32 B
+ * 512 B apart are 1024 lines of 512 B through an L2 server of 6000 B/cycle,
+ * ceil(524288 / 6000) = 88 cycles, where the same bursts packed into 32 KiB
+ * take ceil(32768 / 6000) = 6.  On main both took 6 (the L2 server saw the
+ * 32 KiB of useful bytes).  The data is in L2 already (a first pass). */
+START_TEST(test_gmsys_lines_touched)
+{
+    const strided sparse = {0, 32, 512, 1024}, dense = {0, 32, 32, 1024};
+    const strided *cases[] = {&sparse, &dense};
+    const uint64_t want[] = {(1024 * 512 + 5999) / 6000, (32768 + 5999) / 6000};
+    for (unsigned c = 0; c < 2; c++) {
+        dv_gmsys g;
+        ck_assert_int_eq(dv_gmsys_init(&g, 64 << 20, 512, 16, 1200, 5, NULL), DV_OK);
+        dv_gm_xfer x = {0, 0, 32768, 1, 32768, visit_strided, cases[c]};
+        dv_l2_counts cnt = {0};
+        uint64_t ser = 0;
+        dv_gmsys_access(&g, &x, &cnt, &ser); /* fills L2 */
+        g.l2_free = g.hbm_free = 0;
+        ck_assert_uint_eq(dv_gmsys_access(&g, &x, &cnt, &ser), want[c]);
+        dv_gmsys_free(&g);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memhier");
@@ -211,6 +247,7 @@ int main(void)
     tcase_add_test(tc, test_ub_bank_conflicts);
     tcase_add_test(tc, test_l2_cache);
     tcase_add_test(tc, test_gmsys_fractional_rate);
+    tcase_add_test(tc, test_gmsys_lines_touched);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
