@@ -85,31 +85,50 @@ static void flag_set(dv_san *s, unsigned core, dv_pipe src, dv_pipe dst, unsigne
     san_core *c = &s->cores[core];
     san_flag *f = &c->flags[src][dst][id];
     unsigned tid = tid_of(core, src);
-    if (f->set) {
+    /* the previous set must have been consumed by a wait ordered before this set */
+    bool lost = f->set, may = !f->set && f->ever_set && (!f->waited || (f->wait_tid != tid &&
+                                                          f->wait_clk > san_vc_of(s, tid)[f->wait_tid]));
+    if (lost || may) {
         char w[64], a[SAN_SRC], b[SAN_SRC];
         san_source(s, pc, a, sizeof a);
-        san_source(s, f->set_pc, b, sizeof b);
-        sync_finding(s, false, san_line_key(s, 'l', pc, 0),
-                     "set_flag %s at %s on core %u (cycle %llu) is lost: the flag is still set by %s (cycle "
-                     "%llu) and not yet waited for",
-                     flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle, b,
-                     (unsigned long long)f->set_cycle);
-    } else {
+        san_source(s, f->set ? f->set_pc : f->last_set_pc, b, sizeof b);
+        if (lost)
+            sync_finding(s, false, san_line_key(s, 'l', pc, 0),
+                         "set_flag %s at %s on core %u (cycle %llu) is lost: the flag is still set by %s (cycle "
+                         "%llu) and not yet waited for",
+                         flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle, b,
+                         (unsigned long long)f->set_cycle);
+        else
+            sync_finding(s, false, san_line_key(s, 'l', pc, 0),
+                         "set_flag %s at %s on core %u (cycle %llu) can be lost: nothing orders it after the "
+                         "wait_flag (cycle %llu) that consumed the set at %s, so the flag may still be set (this "
+                         "run's timing let it through)",
+                         flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle,
+                         (unsigned long long)f->wait_cycle, b);
+    }
+    if (!f->set) {
         f->set = true;
         san_vc_release(f->vc);
         f->vc = vc_new(s, san_vc_of(s, tid));
         f->set_pc = pc;
         f->set_cycle = cycle;
+        f->lost_reported = lost || may;
     }
     f->ever_set = true;
     f->last_set_pc = pc;
     san_vc_of(s, tid)[tid]++;
 }
 
-static void flag_wait(dv_san *s, unsigned core, dv_pipe src, dv_pipe dst, unsigned id, uint64_t pc)
+static void flag_wait(dv_san *s, unsigned core, dv_pipe src, dv_pipe dst, unsigned id, uint64_t pc,
+                      uint64_t cycle)
 {
     san_flag *f = &s->cores[core].flags[src][dst][id];
     unsigned tid = tid_of(core, dst);
+    f->waited = true;
+    f->wait_tid = tid;
+    f->wait_clk = san_vc_of(s, tid)[tid];
+    f->wait_cycle = cycle;
+    f->lost_reported = false;
     if (f->set && f->vc)
         join(s, san_vc_of(s, tid), f->vc->c);
     san_vc_release(f->vc);
@@ -129,7 +148,7 @@ static void unpaired(dv_san *s, unsigned core, const char *when)
         for (unsigned b = 0; b < SAN_NP; b++)
             for (unsigned id = 0; id < DV_MAX_EVENT_IDS; id++) {
                 san_flag *f = &c->flags[a][b][id];
-                if (f->set) {
+                if (f->set && !f->lost_reported) {
                     char w[64], src[SAN_SRC];
                     san_source(s, f->set_pc, src, sizeof src);
                     sync_finding(s, false, san_line_key(s, 'u', f->set_pc, 0),
@@ -304,7 +323,8 @@ void san_on_insn(dv_san *s, const dv_trace_insn *ev)
                 flag_set(s, core, DV_PIPE_S, (dv_pipe)in->f[DV_F_DST], (unsigned)in->f[DV_F_ID], ev->pc,
                          ev->start);
             else if (in->op == DV_OP_WAIT_FLAG)
-                flag_wait(s, core, (dv_pipe)in->f[DV_F_SRC], DV_PIPE_S, (unsigned)in->f[DV_F_ID], ev->pc);
+                flag_wait(s, core, (dv_pipe)in->f[DV_F_SRC], DV_PIPE_S, (unsigned)in->f[DV_F_ID], ev->pc,
+                          ev->end);
         } else if (pipe == DV_PIPE_ALL) {
             barrier_all(s, core, ev->pc);
         } else if ((unsigned)pipe < SAN_NP) {
@@ -319,7 +339,7 @@ void san_on_insn(dv_san *s, const dv_trace_insn *ev)
         flag_set(s, core, ev->lane, (dv_pipe)in->f[DV_F_DST], (unsigned)in->f[DV_F_ID], ev->pc, ev->start);
         break;
     case DV_OP_WAIT_FLAG:
-        flag_wait(s, core, (dv_pipe)in->f[DV_F_SRC], ev->lane, (unsigned)in->f[DV_F_ID], ev->pc);
+        flag_wait(s, core, (dv_pipe)in->f[DV_F_SRC], ev->lane, (unsigned)in->f[DV_F_ID], ev->pc, ev->end);
         break;
     case DV_OP_CC_SET_FLAG: cc_set(s, core, ev->lane, in, ev->pc); break;
     case DV_OP_CC_WAIT_FLAG: cc_wait(s, core, ev->lane, in); break;
@@ -482,6 +502,11 @@ void san_launch_end(dv_san *s, const dv_run_result *res)
     if (res->stop == DV_STOP_FAULT && res->message) {
         bool cc = strstr(res->message, "would exceed its limit") != NULL;
         bool mem = strstr(res->message, " access ") != NULL;
+        /* a GM access outside the tensors was reported when it issued */
+        for (size_t i = 0; mem && i < s->nf; i++)
+            if (s->f[i].access && s->f[i].check == DV_SAN_MEM && s->f[i].launch == s->launch &&
+                strstr(res->message, "GM access"))
+                mem = false;
         dv_san_check k = cc ? DV_SAN_SYNC : DV_SAN_MEM;
         if ((cc || mem) && (s->checks & k)) {
             san_finding *f = san_new_finding(s, san_line_key(s, 'f', 0, 0) ^ s->launch, k, false);

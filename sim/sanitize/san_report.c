@@ -113,6 +113,7 @@ san_finding *san_new_finding(dv_san *s, uint64_t key, dv_san_check check, bool n
     memset(f, 0, sizeof *f);
     f->check = check;
     f->note = note;
+    f->launch = s->launch;
     return f;
 }
 

@@ -149,6 +149,12 @@ typedef struct walk {
     const dv_trace_access *ev;
     san_acc acc;
     unsigned space;
+    /* The Vector unit and the Cube compute whole repeats and fractals: a
+     * range they read that is partly written holds the data and its pad
+     * lanes (the padded-repeat idiom), so only a range with no written byte
+     * at all is reported, once the walk is over. */
+    bool whole_range;
+    bool saw_uninit, saw_written;
 } walk;
 
 /* Reports (or extends the finding of the same lines just reported) a
@@ -200,7 +206,15 @@ static bool uninit_matters(const dv_san *s, const walk *w, uint64_t lo, uint64_t
     return false;
 }
 
-static void check_seg(dv_san *s, const walk *w, san_seg *g)
+static void uninit_read(dv_san *s, walk *w, uint64_t lo, uint64_t hi)
+{
+    if (w->whole_range)
+        w->saw_uninit = true;
+    else
+        access_finding(s, w, DV_SAN_INIT, NULL, lo, hi);
+}
+
+static void check_seg(dv_san *s, walk *w, san_seg *g)
 {
     unsigned tid = w->acc.tid;
     if (s->checks & DV_SAN_RACE) {
@@ -213,8 +227,10 @@ static void check_seg(dv_san *s, const walk *w, san_seg *g)
                     break;
                 }
     }
-    if (!g->has_w && uninit_matters(s, w, g->lo, g->hi))
-        access_finding(s, w, DV_SAN_INIT, NULL, g->lo, g->hi);
+    if (g->has_w)
+        w->saw_written = true;
+    else if (uninit_matters(s, w, g->lo, g->hi))
+        uninit_read(s, w, g->lo, g->hi);
     if (w->acc.write) {
         g->has_w = true;
         g->w = w->acc;
@@ -239,10 +255,10 @@ static void check_seg(dv_san *s, const walk *w, san_seg *g)
     g->r[g->nr++] = w->acc;
 }
 
-static void new_seg(dv_san *s, const walk *w, san_page *pg, size_t at, uint64_t lo, uint64_t hi)
+static void new_seg(dv_san *s, walk *w, san_page *pg, size_t at, uint64_t lo, uint64_t hi)
 {
     if (uninit_matters(s, w, lo, hi))
-        access_finding(s, w, DV_SAN_INIT, NULL, lo, hi);
+        uninit_read(s, w, lo, hi);
     san_seg g = {.lo = lo, .hi = hi, .has_w = w->acc.write};
     if (w->acc.write) {
         g.w = w->acc;
@@ -261,7 +277,7 @@ static void new_seg(dv_san *s, const walk *w, san_page *pg, size_t at, uint64_t 
 }
 
 /* [lo, hi) inside one page. */
-static void walk_page(dv_san *s, const walk *w, uint64_t lo, uint64_t hi)
+static void walk_page(dv_san *s, walk *w, uint64_t lo, uint64_t hi)
 {
     san_page *pg = page_get(s, ((uint64_t)(w->space + 1) << KEY_SHIFT) | (lo >> SAN_PAGE_SHIFT));
     if (!pg)
@@ -350,7 +366,8 @@ void san_on_access(dv_san *s, const dv_trace_access *ev)
     if (!s->cores || ev->core >= s->ncores || !ev->len || (unsigned)ev->lane >= SAN_NP)
         return;
     unsigned tid = ev->core * SAN_NP + (unsigned)ev->lane;
-    walk w = {ev, {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write}, GM_SPACE};
+    walk w = {ev, {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write}, GM_SPACE,
+              ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M, false, false};
     if (ev->mem == DV_MEM_GM) {
         if (ev->addr + ev->len < ev->addr || ev->addr + ev->len > (1ull << (KEY_SHIFT + SAN_PAGE_SHIFT)))
             return; /* faults */
@@ -374,6 +391,11 @@ void san_on_access(dv_san *s, const dv_trace_access *ev)
         lo = end;
     }
     s->cur_open = false;
+    if (w.saw_uninit && !w.saw_written) {
+        w.whole_range = false;
+        access_finding(s, &w, DV_SAN_INIT, NULL, ev->addr, ev->addr + ev->len);
+        s->cur_open = false;
+    }
 }
 
 void san_shadow_free(dv_san *s)

@@ -67,6 +67,12 @@ typedef struct san_flag {
     uint64_t set_pc, set_cycle;
     bool ever_set, consumed;
     uint64_t last_set_pc, last_wait_pc;
+    /* the wait that consumed the last set: a set not ordered after it may
+     * find the flag still set, whatever the timing did this time */
+    bool waited;
+    uint32_t wait_tid, wait_clk;
+    uint64_t wait_cycle;
+    bool lost_reported; /* the set now pending was reported lost */
 } san_flag;
 
 /* A cross-core counter's pending sets (their clocks, oldest first). */
@@ -100,6 +106,7 @@ typedef struct san_tensor {
 typedef struct san_finding {
     dv_san_check check;
     bool note;
+    unsigned launch; /* the dv_san_attach it came from (1, 2, ...) */
     /* an access finding (race, init, mem): the range and both sides */
     bool access;
     dv_mem_kind mem;
