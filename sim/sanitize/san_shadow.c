@@ -149,10 +149,11 @@ typedef struct walk {
     const dv_trace_access *ev;
     san_acc acc;
     unsigned space;
-    /* The Vector unit and the Cube compute whole repeats and fractals: a
-     * range they read that is partly written holds the data and its pad
-     * lanes (the padded-repeat idiom), so only a range with no written byte
-     * at all is reported, once the walk is over. */
+    /* The Vector unit, the Cube and MTE1 (L1 -> L0A/L0B) work in whole
+     * repeats and fractals: a range they read that is partly written holds
+     * the data and its pad (a tile's last repeat, a fractal's rows past m),
+     * so only a range with no written byte at all is reported, once the
+     * walk is over. */
     bool whole_range;
     bool saw_uninit, saw_written;
 } walk;
@@ -351,6 +352,9 @@ static void mem_finding(dv_san *s, const dv_trace_access *ev, const san_acc *acc
         snprintf(f->what, sizeof f->what, "runs %llu bytes past the end of %s [0x%llx,+%llu)",
                  (unsigned long long)(ev->addr + ev->len - near->addr - near->len), near->name,
                  (unsigned long long)near->addr, (unsigned long long)near->len);
+    else if (ev->addr == near->addr + near->len)
+        snprintf(f->what, sizeof f->what, "is outside every tensor: it starts at the end of %s [0x%llx,+%llu)",
+                 near->name, (unsigned long long)near->addr, (unsigned long long)near->len);
     else if (ev->addr >= near->addr)
         snprintf(f->what, sizeof f->what, "is outside every tensor: %llu bytes past the end of %s [0x%llx,+%llu)",
                  (unsigned long long)(ev->addr - near->addr - near->len), near->name,
@@ -367,7 +371,7 @@ void san_on_access(dv_san *s, const dv_trace_access *ev)
         return;
     unsigned tid = ev->core * SAN_NP + (unsigned)ev->lane;
     walk w = {ev, {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write}, GM_SPACE,
-              ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M, false, false};
+              ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M || ev->lane == DV_PIPE_MTE1, false, false};
     if (ev->mem == DV_MEM_GM) {
         if (ev->addr + ev->len < ev->addr || ev->addr + ev->len > (1ull << (KEY_SHIFT + SAN_PAGE_SHIFT)))
             return; /* faults */

@@ -12,24 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Small shapes, so that the whole matrix runs in a minute; an operator not
- * listed runs its default shape. */
-static const char *shape_of(const char *op)
+/* Small shapes, so that the whole matrix runs in a minute, one of them
+ * with every dimension off the fractal and block sizes (pad rows, partial
+ * repeats); an operator not listed runs its default shape. */
+static const char *const *shapes_of(const char *op)
 {
-    static const char *const shapes[][2] = {
-        {"matmul", "M=128,N=160,K=256"},
-        {"add", "N=65536"},
-        {"relu", "N=65536"},
-        {"softmax", "R=64,C=1000"},
-        {"layernorm", "R=64,C=1000"},
-        {"conv2d", "N=1,C=32,H=14,W=14,Co=32"},
-        {"conv2d_bias_relu", "N=1,C=32,H=14,W=14,Co=32"},
-        {"attention", "B=1,H=1,SQ=128,SK=256,D=64"},
-    };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        if (strcmp(shapes[i][0], op) == 0)
-            return shapes[i][1];
-    return NULL;
+    static const char *const mm[] = {"M=128,N=160,K=256", "M=100,N=37,K=75", NULL};
+    static const char *const ew[] = {"N=65536", "N=1000", NULL};
+    static const char *const rows[] = {"R=64,C=1000", "R=7,C=33", NULL};
+    static const char *const conv[] = {"N=1,C=32,H=14,W=14,Co=32", "N=2,C=3,H=9,W=7,Co=5", NULL};
+    static const char *const att[] = {"B=1,H=1,SQ=128,SK=256,D=64", "B=1,H=2,SQ=40,SK=72,D=64,CAUSAL=1", NULL};
+    static const char *const dflt[] = {NULL, NULL};
+    static const struct {
+        const char *name;
+        const char *const *shapes;
+    } t[] = {{"matmul", mm},       {"add", ew},   {"relu", ew},  {"softmax", rows}, {"layernorm", rows},
+             {"conv2d", conv},     {"conv2d_bias_relu", conv}, {"attention", att}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].name, op) == 0)
+            return t[i].shapes;
+    return dflt;
 }
 
 typedef struct watch {
@@ -55,7 +57,8 @@ static void end(void *user, dv_opr_run *r, const dv_run_result *res)
 
 static unsigned runs, clean;
 
-static void check_one(const dv_operator *op, const char *chip, const char *variant, const char *dtype, bool data)
+static void check_one(const dv_operator *op, const char *chip, const char *variant, const char *dtype,
+                      const char *shape, bool data)
 {
     dv_chip_config cfg;
     dv_error err = {DV_OK, ""};
@@ -63,7 +66,7 @@ static void check_one(const dv_operator *op, const char *chip, const char *varia
     watch w = {dv_san_create(DV_SAN_ALL, &err), false};
     ck_assert_ptr_nonnull(w.san);
     dv_opjob job = {.op = op,
-                    .req = {.variant = variant, .dtype = dtype, .shape = shape_of(op->name), .seed = 3},
+                    .req = {.variant = variant, .dtype = dtype, .shape = shape, .seed = 3},
                     .cfg = &cfg,
                     .data = data,
                     .max_cycles = 200000000ull,
@@ -85,14 +88,14 @@ static void check_one(const dv_operator *op, const char *chip, const char *varia
     if (n) {
         dv_buf b = DV_BUF_INIT;
         dv_san_report_text(w.san, &b);
-        fprintf(stderr, "%s %s variant %s dtype %s%s:\n%s", op->name, chip, variant, dtype, data ? "" : " (no data)",
-                b.data ? b.data : "");
+        fprintf(stderr, "%s %s variant %s dtype %s shape %s%s:\n%s", op->name, chip, variant, dtype,
+                shape ? shape : "default", data ? "" : " (no data)", b.data ? b.data : "");
         dv_buf_free(&b);
     } else {
         clean++;
     }
-    ck_assert_msg(n == 0, "%s on %s, variant %s, dtype %s%s: %zu sanitizer findings", op->name, chip, variant,
-                  dtype, data ? "" : " (no data)", n);
+    ck_assert_msg(n == 0, "%s on %s, variant %s, dtype %s, shape %s%s: %zu sanitizer findings", op->name, chip,
+                  variant, dtype, shape ? shape : "default", data ? "" : " (no data)", n);
     dv_opjob_free(&r);
     dv_san_destroy(w.san);
 }
@@ -103,9 +106,12 @@ START_TEST(every_operator_is_clean)
     for (size_t c = 0; c < dv_config_builtin_count(); c++)
         for (unsigned o = 0; o < dv_operator_count(); o++) {
             const dv_operator *op = dv_operator_at(o);
+            const char *const *shapes = shapes_of(op->name);
             for (unsigned v = 0; op->variants[v]; v++)
                 for (unsigned d = 0; op->dtypes[d]; d++)
-                    check_one(op, dv_config_builtin_name(c), op->variants[v], op->dtypes[d], data != 0);
+                    for (unsigned k = 0; k == 0 || shapes[k]; k++)
+                        check_one(op, dv_config_builtin_name(c), op->variants[v], op->dtypes[d], shapes[k],
+                                  data != 0);
         }
     fprintf(stderr, "%s: %u runs, %u clean\n", data ? "with data" : "timing only", runs, clean);
     ck_assert_uint_gt(runs, 100);

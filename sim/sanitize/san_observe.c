@@ -1,4 +1,4 @@
-/* sanitize.c - the sanitizer as an observer of a run (dv_sanitize.h): its
+/* san_observe.c - the sanitizer as an observer of a run (dv_sanitize.h): its
  * hooks, one launch's state, the tensors and the checks asked for. */
 #include "san_state.h"
 
