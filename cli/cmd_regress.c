@@ -28,21 +28,22 @@ enum { MAX_JOBS = 256 }; /* threads at most, whatever the host's CPUs (run_all's
 
 void cmd_regress_help(FILE *out)
 {
-    fprintf(out, "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n"
-                 "                     [--sanitize[=CHECKS]]\n\n"
-                 "Runs every entry of the baseline (default " DEFAULT_BASELINE
-                 ": operator, variant, dtype, shape,\n"
-                 "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
-                 "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
-                 "(old, new, change).\n\n"
-                 "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
-                 "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
-                 "  --json             print the results as JSON\n"
-                 "  --jobs N           run N entries at a time (default: the host's CPUs)\n"
-                 "  --sanitize[=CHECKS]  run every entry under the sanitizer (race,sync,init,mem; default\n"
-                 "                     all; an entry's \"sanitize\": \"CHECKS\" or true does it for that one):\n"
-                 "                     a finding fails the entry\n\n"
-                 "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
+    fprintf(out,
+            "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n"
+            "                     [--sanitize[=CHECKS]]\n\n"
+            "Runs every entry of the baseline (default " DEFAULT_BASELINE
+            ": operator, variant, dtype, shape,\n"
+            "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
+            "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
+            "(old, new, change).\n\n"
+            "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
+            "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
+            "  --json             print the results as JSON\n"
+            "  --jobs N           run N entries at a time (default: the host's CPUs)\n"
+            "  --sanitize[=CHECKS]  run every entry under the sanitizer (race,sync,init,mem; default\n"
+            "                     all; an entry's \"sanitize\": \"CHECKS\" or true does it for that one):\n"
+            "                     a finding fails the entry\n\n"
+            "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
 }
 
 typedef struct entry {

@@ -57,7 +57,8 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
     bool uninit = strncmp(b->spec, "uninit:", 7) == 0;
     if (strncmp(b->spec, "zeros:", 6) == 0 || uninit) {
         if (!cli_parse_u64(b->spec + (uninit ? 7 : 6), &n) || n == 0)
-            return cli_usage_error(cmd, "--gm %s: %s needs a byte count", b->name, uninit ? "uninit" : "zeros");
+            return cli_usage_error(cmd, "--gm %s: %s needs a byte count", b->name,
+                                   uninit ? "uninit" : "zeros");
     } else if (b->spec[0] == '@') {
         char *text;
         size_t flen;
@@ -83,8 +84,9 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
             return cli_usage_error(cmd, "--gm %s: count too large", b->name);
         n = count * size;
     } else {
-        return cli_usage_error(cmd, "--gm %s=%s: expected zeros:BYTES, uninit:BYTES, @FILE or random:TYPE:COUNT:SEED",
-                               b->name, b->spec);
+        return cli_usage_error(
+            cmd, "--gm %s=%s: expected zeros:BYTES, uninit:BYTES, @FILE or random:TYPE:COUNT:SEED", b->name,
+            b->spec);
     }
     /* GM first: its capacity check comes before any large host-side fill. */
     if (dv_gm_alloc(dv_sim_gm(sim), n, addr, &err) != DV_OK) {

@@ -7,9 +7,9 @@
 
 typedef struct op_spec {
     const char *op, *variant, *dtype, *shape, *chip;
-    uint64_t blocks; /* 0: the tiling chooses */
-    bool data;       /* false: timing only */
-    bool no_check;   /* skip the reference check (bench: its time is not the simulator's) */
+    uint64_t blocks;   /* 0: the tiling chooses */
+    bool data;         /* false: timing only */
+    bool no_check;     /* skip the reference check (bench: its time is not the simulator's) */
     unsigned sanitize; /* dv_san_check mask: run the sanitizer on every launch (0: off) */
 } op_spec;
 

@@ -2,10 +2,9 @@
  * read with getopt_long, and checked before anything is simulated. */
 #include "run_opts.h"
 
-#include "dv_sanitize.h"
-
 #include "cli.h"
 #include "dv_metrics.h"
+#include "dv_sanitize.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -68,9 +68,10 @@ int run_san_report(const run_san *rs, const char *cmd, bool json, FILE *out)
     size_t n = dv_san_findings(rs->san);
     if (!n)
         return 0;
-    fprintf(stderr,
-            "dvsim %s: the sanitizer found %zu problem%s (above%s); the run's results are otherwise complete\n",
-            cmd, n, n == 1 ? "" : "s", json ? ", in \"sanitizer\"" : "");
+    fprintf(
+        stderr,
+        "dvsim %s: the sanitizer found %zu problem%s (above%s); the run's results are otherwise complete\n",
+        cmd, n, n == 1 ? "" : "s", json ? ", in \"sanitizer\"" : "");
     return 1;
 }
 

@@ -33,9 +33,10 @@ static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned si
     }
     *out = p;
     if (c->hooks && c->hooks->access && in->f[DV_F_SPACE] != DV_SPACE_SDATA)
-        core_trace_scalar_access(c, in->f[DV_F_SPACE] == DV_SPACE_GM ? DV_MEM_GM
-                                    : in->f[DV_F_SPACE] == DV_SPACE_UB ? DV_MEM_UB
-                                                                       : DV_MEM_L1,
+        core_trace_scalar_access(c,
+                                 in->f[DV_F_SPACE] == DV_SPACE_GM   ? DV_MEM_GM
+                                 : in->f[DV_F_SPACE] == DV_SPACE_UB ? DV_MEM_UB
+                                                                    : DV_MEM_L1,
                                  addr, size, write);
     return true;
 }

@@ -114,9 +114,12 @@ static void choose_core_hooks(dv_sim *s)
         bool access = false; /* footprints are worked out only for someone who reads them */
         for (unsigned i = 0; i < s->nhooks; i++)
             access |= s->hooks[i].access != NULL;
-        s->fanout = (dv_sim_hooks){
-            .user = s, .block = fan_block, .insn = fan_insn, .flag = fan_flag, .stall = fan_stall,
-            .access = access ? fan_access : NULL};
+        s->fanout = (dv_sim_hooks){.user = s,
+                                   .block = fan_block,
+                                   .insn = fan_insn,
+                                   .flag = fan_flag,
+                                   .stall = fan_stall,
+                                   .access = access ? fan_access : NULL};
         s->core_hooks = &s->fanout;
     }
 }

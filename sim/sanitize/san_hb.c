@@ -80,31 +80,35 @@ static const char *flag_words(dv_pipe src, dv_pipe dst, unsigned id, char *buf, 
 
 /* ---- flags ---- */
 
-static void flag_set(dv_san *s, unsigned core, dv_pipe src, dv_pipe dst, unsigned id, uint64_t pc, uint64_t cycle)
+static void flag_set(dv_san *s, unsigned core, dv_pipe src, dv_pipe dst, unsigned id, uint64_t pc,
+                     uint64_t cycle)
 {
     san_core *c = &s->cores[core];
     san_flag *f = &c->flags[src][dst][id];
     unsigned tid = tid_of(core, src);
     /* the previous set must have been consumed by a wait ordered before this set */
-    bool lost = f->set, may = !f->set && f->ever_set && (!f->waited || (f->wait_tid != tid &&
-                                                          f->wait_clk > san_vc_of(s, tid)[f->wait_tid]));
+    bool lost = f->set,
+         may = !f->set && f->ever_set &&
+               (!f->waited || (f->wait_tid != tid && f->wait_clk > san_vc_of(s, tid)[f->wait_tid]));
     if (lost || may) {
         char w[64], a[SAN_SRC], b[SAN_SRC];
         san_source(s, pc, a, sizeof a);
         san_source(s, f->set ? f->set_pc : f->last_set_pc, b, sizeof b);
         if (lost)
-            sync_finding(s, false, san_line_key(s, 'l', pc, 0),
-                         "set_flag %s at %s on core %u (cycle %llu) is lost: the flag is still set by %s (cycle "
-                         "%llu) and not yet waited for",
-                         flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle, b,
-                         (unsigned long long)f->set_cycle);
+            sync_finding(
+                s, false, san_line_key(s, 'l', pc, 0),
+                "set_flag %s at %s on core %u (cycle %llu) is lost: the flag is still set by %s (cycle "
+                "%llu) and not yet waited for",
+                flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle, b,
+                (unsigned long long)f->set_cycle);
         else
-            sync_finding(s, false, san_line_key(s, 'l', pc, 0),
-                         "set_flag %s at %s on core %u (cycle %llu) can be lost: nothing orders it after the "
-                         "wait_flag (cycle %llu) that consumed the set at %s, so the flag may still be set (this "
-                         "run's timing let it through)",
-                         flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle,
-                         (unsigned long long)f->wait_cycle, b);
+            sync_finding(
+                s, false, san_line_key(s, 'l', pc, 0),
+                "set_flag %s at %s on core %u (cycle %llu) can be lost: nothing orders it after the "
+                "wait_flag (cycle %llu) that consumed the set at %s, so the flag may still be set (this "
+                "run's timing let it through)",
+                flag_words(src, dst, id, w, sizeof w), a, core, (unsigned long long)cycle,
+                (unsigned long long)f->wait_cycle, b);
     }
     if (!f->set) {
         f->set = true;
@@ -295,10 +299,11 @@ static void barrier_all(dv_san *s, unsigned core, uint64_t pc)
     if (!c->dispatched) {
         char src[SAN_SRC];
         san_source(s, pc, src, sizeof src);
-        sync_finding(s, true, san_line_key(s, 'b', pc, 0),
-                     "pipe_barrier pipe=all at %s on core %u orders nothing: no instruction went to a pipe since "
-                     "the last barrier or the start of the block",
-                     src, core);
+        sync_finding(
+            s, true, san_line_key(s, 'b', pc, 0),
+            "pipe_barrier pipe=all at %s on core %u orders nothing: no instruction went to a pipe since "
+            "the last barrier or the start of the block",
+            src, core);
     }
     uint32_t *svc = san_vc_of(s, tid_of(core, DV_PIPE_S));
     for (unsigned p = DV_PIPE_V; p < SAN_NP; p++) {
@@ -424,12 +429,13 @@ static void explain_wait(dv_san *s, unsigned core, const dv_insn *in, uint64_t p
     san_source(s, pc, here, sizeof here);
     if (in->op == DV_OP_CC_WAIT_FLAG) {
         const san_ccq *q = &c->cc[(unsigned)in->f[DV_F_ID] % DV_MAX_EVENT_IDS];
-        snprintf(why, sizeof why, "it needs %u cross-core set%s of id %lld and %u came", q->need ? q->need : 1,
-                 q->need > 1 ? "s" : "", (long long)in->f[DV_F_ID], q->n);
-        sync_finding(s, false, san_line_key(s, 'w', pc, 0),
-                     "%s pipe=%s id %lld at %s on core %u (blocked since cycle %llu) can never be satisfied: %s",
-                     wait_name(in), dv_pipe_name((dv_pipe)in->f[DV_F_PIPE]), (long long)in->f[DV_F_ID], here, core,
-                     (unsigned long long)since, why);
+        snprintf(why, sizeof why, "it needs %u cross-core set%s of id %lld and %u came",
+                 q->need ? q->need : 1, q->need > 1 ? "s" : "", (long long)in->f[DV_F_ID], q->n);
+        sync_finding(
+            s, false, san_line_key(s, 'w', pc, 0),
+            "%s pipe=%s id %lld at %s on core %u (blocked since cycle %llu) can never be satisfied: %s",
+            wait_name(in), dv_pipe_name((dv_pipe)in->f[DV_F_PIPE]), (long long)in->f[DV_F_ID], here, core,
+            (unsigned long long)since, why);
         return;
     }
     dv_pipe src = (dv_pipe)in->f[DV_F_SRC], dst = (dv_pipe)in->f[DV_F_DST];
@@ -442,8 +448,8 @@ static void explain_wait(dv_san *s, unsigned core, const dv_insn *in, uint64_t p
         char a[SAN_SRC], b[SAN_SRC];
         san_source(s, f->last_set_pc, a, sizeof a);
         san_source(s, f->last_wait_pc, b, sizeof b);
-        snprintf(why, sizeof why, "no set_flag %s is pending: the last one, at %s, was consumed by the wait at %s",
-                 w, a, b);
+        snprintf(why, sizeof why,
+                 "no set_flag %s is pending: the last one, at %s, was consumed by the wait at %s", w, a, b);
     }
     /* the pipe that should set it may itself be stuck */
     if ((unsigned)src < SAN_NP && src != DV_PIPE_S && c->fifo[src].n) {
@@ -457,8 +463,8 @@ static void explain_wait(dv_san *s, unsigned core, const dv_insn *in, uint64_t p
         }
     }
     sync_finding(s, false, san_line_key(s, 'w', pc, 0),
-                 "wait_flag %s at %s on core %u (blocked since cycle %llu) can never be satisfied: %s", w, here, core,
-                 (unsigned long long)since, why);
+                 "wait_flag %s at %s on core %u (blocked since cycle %llu) can never be satisfied: %s", w,
+                 here, core, (unsigned long long)since, why);
 }
 
 static void pending_waits(dv_san *s, unsigned core)
@@ -511,7 +517,8 @@ void san_launch_end(dv_san *s, const dv_run_result *res)
         if ((cc || mem) && (s->checks & k)) {
             san_finding *f = san_new_finding(s, san_line_key(s, 'f', 0, 0) ^ s->launch, k, false);
             if (f)
-                snprintf(f->what, sizeof f->what, "%s%s", cc ? "cross-core flag overflow: " : "fault: ", res->message);
+                snprintf(f->what, sizeof f->what, "%s%s",
+                         cc ? "cross-core flag overflow: " : "fault: ", res->message);
         }
     }
 }

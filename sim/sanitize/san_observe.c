@@ -23,8 +23,8 @@ dv_status dv_san_parse_checks(const char *spec, unsigned *checks, dv_error *err)
         for (i = 0; i < 4 && !(strlen(words[i].name) == n && strncmp(p, words[i].name, n) == 0); i++)
             ;
         if (i == 4)
-            return dv_error_set(err, DV_ERR_USAGE, "--sanitize: '%.*s' is not a check (race, sync, init, mem)",
-                                (int)n, p);
+            return dv_error_set(err, DV_ERR_USAGE,
+                                "--sanitize: '%.*s' is not a check (race, sync, init, mem)", (int)n, p);
         *checks |= words[i].bit;
         if (!p[n])
             return DV_OK;
@@ -64,7 +64,8 @@ void dv_san_destroy(dv_san *s)
     free(s);
 }
 
-dv_status dv_san_add_tensor(dv_san *s, const char *name, uint64_t addr, uint64_t len, bool uninit, dv_error *err)
+dv_status dv_san_add_tensor(dv_san *s, const char *name, uint64_t addr, uint64_t len, bool uninit,
+                            dv_error *err)
 {
     san_tensor *n = realloc(s->tensors, (s->ntensors + 1) * sizeof *n);
     if (!n)
@@ -127,7 +128,8 @@ dv_status dv_san_attach(dv_san *s, dv_sim *sim, dv_error *err)
     free_launch(s);
     s->sim = sim;
     s->launch++;
-    dv_sim_hooks h = {.user = s, .launch = on_launch, .block = on_block, .insn = on_insn, .access = on_access};
+    dv_sim_hooks h = {
+        .user = s, .launch = on_launch, .block = on_block, .insn = on_insn, .access = on_access};
     return dv_sim_add_hooks(sim, &h, err);
 }
 

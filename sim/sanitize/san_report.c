@@ -164,7 +164,8 @@ static void finding_text(const dv_san *s, const san_finding *f, dv_buf *b)
         break;
     case DV_SAN_INIT:
         side(b, &f->b, f->src_b, gm);
-        dv_buf_puts(b, gm ? " of bytes of an uninitialised tensor never written" : " of bytes never written in this launch");
+        dv_buf_puts(b, gm ? " of bytes of an uninitialised tensor never written"
+                          : " of bytes never written in this launch");
         break;
     default:
         side(b, &f->b, f->src_b, gm);
@@ -256,7 +257,8 @@ dv_status dv_san_report_json(const dv_san *s, dv_buf *out)
             cJSON_AddNumberToObject(o, "bytes", (double)(f->hi - f->lo));
             if (f->check == DV_SAN_RACE)
                 cJSON_AddItemToObject(o, "first", side_json(&f->a, f->src_a));
-            cJSON_AddItemToObject(o, f->check == DV_SAN_RACE ? "second" : "access", side_json(&f->b, f->src_b));
+            cJSON_AddItemToObject(o, f->check == DV_SAN_RACE ? "second" : "access",
+                                  side_json(&f->b, f->src_b));
         }
         cJSON_AddItemToArray(list, o);
     }

@@ -341,8 +341,8 @@ static void mem_finding(dv_san *s, const dv_trace_access *ev, const san_acc *acc
     for (size_t i = 0; i < s->ntensors; i++) {
         const san_tensor *t = &s->tensors[i];
         uint64_t d = ev->addr >= t->addr + t->len ? ev->addr - (t->addr + t->len) + 1
-                     : ev->addr < t->addr        ? t->addr - ev->addr
-                                                 : 0;
+                     : ev->addr < t->addr         ? t->addr - ev->addr
+                                                  : 0;
         if (d < best)
             best = d, near = t;
     }
@@ -353,10 +353,12 @@ static void mem_finding(dv_san *s, const dv_trace_access *ev, const san_acc *acc
                  (unsigned long long)(ev->addr + ev->len - near->addr - near->len), near->name,
                  (unsigned long long)near->addr, (unsigned long long)near->len);
     else if (ev->addr == near->addr + near->len)
-        snprintf(f->what, sizeof f->what, "is outside every tensor: it starts at the end of %s [0x%llx,+%llu)",
-                 near->name, (unsigned long long)near->addr, (unsigned long long)near->len);
+        snprintf(f->what, sizeof f->what,
+                 "is outside every tensor: it starts at the end of %s [0x%llx,+%llu)", near->name,
+                 (unsigned long long)near->addr, (unsigned long long)near->len);
     else if (ev->addr >= near->addr)
-        snprintf(f->what, sizeof f->what, "is outside every tensor: %llu bytes past the end of %s [0x%llx,+%llu)",
+        snprintf(f->what, sizeof f->what,
+                 "is outside every tensor: %llu bytes past the end of %s [0x%llx,+%llu)",
                  (unsigned long long)(ev->addr - near->addr - near->len), near->name,
                  (unsigned long long)near->addr, (unsigned long long)near->len);
     else
@@ -370,8 +372,9 @@ void san_on_access(dv_san *s, const dv_trace_access *ev)
     if (!s->cores || ev->core >= s->ncores || !ev->len || (unsigned)ev->lane >= SAN_NP)
         return;
     unsigned tid = ev->core * SAN_NP + (unsigned)ev->lane;
-    walk w = {ev, {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write}, GM_SPACE,
-              ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M || ev->lane == DV_PIPE_MTE1, false, false};
+    walk w = {ev,       {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write},
+              GM_SPACE, ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M || ev->lane == DV_PIPE_MTE1,
+              false,    false};
     if (ev->mem == DV_MEM_GM) {
         if (ev->addr + ev->len < ev->addr || ev->addr + ev->len > (1ull << (KEY_SHIFT + SAN_PAGE_SHIFT)))
             return; /* faults */

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 enum {
-    SAN_NP = DV_PIPE_COUNT,     /* threads per core: the Scalar unit and the pipes */
-    SAN_PAGE_SHIFT = 12,        /* the shadow's pages: 4 KiB of addresses each */
-    SAN_SRC = 200,              /* a formatted source line */
+    SAN_NP = DV_PIPE_COUNT, /* threads per core: the Scalar unit and the pipes */
+    SAN_PAGE_SHIFT = 12,    /* the shadow's pages: 4 KiB of addresses each */
+    SAN_SRC = 200,          /* a formatted source line */
 };
 
 /* One side of an access: who, when, where. */
@@ -87,9 +87,9 @@ typedef struct san_core {
     dv_core_kind kind;
     unsigned group;
     uint64_t buf_bytes[DV_MEM_KIND_COUNT];
-    uint64_t block;     /* the block running, UINT64_MAX before the first */
+    uint64_t block; /* the block running, UINT64_MAX before the first */
     bool started;
-    san_vc *snap;       /* the Scalar unit's clock for dispatches (NULL: take a new one) */
+    san_vc *snap;                   /* the Scalar unit's clock for dispatches (NULL: take a new one) */
     uint64_t pipe_snap_seq[SAN_NP]; /* the last snapshot each pipe has joined */
     san_fifo fifo[SAN_NP];
     uint64_t dispatched; /* since the last pipe_barrier pipe=all or block start */
@@ -112,7 +112,7 @@ typedef struct san_finding {
     dv_mem_kind mem;
     unsigned core; /* the buffer's core (on-chip) */
     uint64_t lo, hi;
-    san_acc a, b;   /* a: the earlier access (race), b: the one that found it */
+    san_acc a, b; /* a: the earlier access (race), b: the one that found it */
     char src_a[SAN_SRC], src_b[SAN_SRC];
     char what[1400]; /* the text of the rest */
 } san_finding;
@@ -127,9 +127,9 @@ struct dv_san {
     unsigned ncores, nthreads;
     unsigned launch;
     san_core *cores;
-    uint32_t *vc;        /* [thread][nthreads] */
+    uint32_t *vc; /* [thread][nthreads] */
     uint64_t snap_seq;
-    san_page *pages;     /* open-addressing hash of the shadow's pages */
+    san_page *pages; /* open-addressing hash of the shadow's pages */
     size_t npages, pcap;
     /* findings, across launches */
     san_finding *f;

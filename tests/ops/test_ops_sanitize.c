@@ -21,13 +21,20 @@ static const char *const *shapes_of(const char *op)
     static const char *const ew[] = {"N=65536", "N=1000", NULL};
     static const char *const rows[] = {"R=64,C=1000", "R=7,C=33", NULL};
     static const char *const conv[] = {"N=1,C=32,H=14,W=14,Co=32", "N=2,C=3,H=9,W=7,Co=5", NULL};
-    static const char *const att[] = {"B=1,H=1,SQ=128,SK=256,D=64", "B=1,H=2,SQ=40,SK=72,D=64,CAUSAL=1", NULL};
+    static const char *const att[] = {"B=1,H=1,SQ=128,SK=256,D=64", "B=1,H=2,SQ=40,SK=72,D=64,CAUSAL=1",
+                                      NULL};
     static const char *const dflt[] = {NULL, NULL};
     static const struct {
         const char *name;
         const char *const *shapes;
-    } t[] = {{"matmul", mm},       {"add", ew},   {"relu", ew},  {"softmax", rows}, {"layernorm", rows},
-             {"conv2d", conv},     {"conv2d_bias_relu", conv}, {"attention", att}};
+    } t[] = {{"matmul", mm},
+             {"add", ew},
+             {"relu", ew},
+             {"softmax", rows},
+             {"layernorm", rows},
+             {"conv2d", conv},
+             {"conv2d_bias_relu", conv},
+             {"attention", att}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, op) == 0)
             return t[i].shapes;
@@ -94,8 +101,8 @@ static void check_one(const dv_operator *op, const char *chip, const char *varia
     } else {
         clean++;
     }
-    ck_assert_msg(n == 0, "%s on %s, variant %s, dtype %s, shape %s%s: %zu sanitizer findings", op->name, chip,
-                  variant, dtype, shape ? shape : "default", data ? "" : " (no data)", n);
+    ck_assert_msg(n == 0, "%s on %s, variant %s, dtype %s, shape %s%s: %zu sanitizer findings", op->name,
+                  chip, variant, dtype, shape ? shape : "default", data ? "" : " (no data)", n);
     dv_opjob_free(&r);
     dv_san_destroy(w.san);
 }

@@ -67,8 +67,8 @@ static void nd2nz(fp_run *run, const dv_op *op)
         for (uint64_t cb = 0; cb < blocks; cb++)
             for (uint64_t r = 0; r < n; r++)
                 fp_add(run, DV_MEM_L1,
-                       op->r[0] + (t * b[ND1_DSTMAT] + cb * b[ND1_DSTC0] + r * b[ND1_DSTN]) * XF_BLOCK, XF_BLOCK,
-                       true);
+                       op->r[0] + (t * b[ND1_DSTMAT] + cb * b[ND1_DSTC0] + r * b[ND1_DSTN]) * XF_BLOCK,
+                       XF_BLOCK, true);
     fp_flush(run);
 }
 
@@ -93,8 +93,8 @@ static void load3d(fp_run *run, const dv_unit_ctx *c, const dv_op *op)
     fp_add(run, DV_MEM_L1, op->r[1], ic[IC_C1] * fm[FM_H] * fm[FM_W] * XF_BLOCK, false);
     fp_flush(run);
     uint64_t m1 = (ip[IP_MEXT] + XF_ROWS - 1) / XF_ROWS;
-    fp_add(run, op->insn.op == DV_OP_LOAD3D_L0A ? DV_MEM_L0A : DV_MEM_L0B, op->r[0], m1 * ip[IP_KEXT] * XF_FRACTAL,
-           true);
+    fp_add(run, op->insn.op == DV_OP_LOAD3D_L0A ? DV_MEM_L0A : DV_MEM_L0B, op->r[0],
+           m1 * ip[IP_KEXT] * XF_FRACTAL, true);
     fp_flush(run);
 }
 
