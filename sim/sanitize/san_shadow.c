@@ -74,12 +74,9 @@ static bool seg_insert(dv_san *s, san_page *pg, size_t at, const san_seg *g)
 
 static bool reads_copy(dv_san *s, san_seg *g)
 {
-    if (!g->nr) {
-        g->r = NULL;
-        g->cap = 0;
-        return true;
-    }
-    san_acc *r = malloc(g->nr * sizeof *r);
+    if (!g->cap)
+        return true; /* none or one, in place */
+    san_acc *r = malloc(g->cap * sizeof *r);
     if (!r) {
         s->oom = true;
         g->nr = g->cap = 0;
@@ -88,7 +85,6 @@ static bool reads_copy(dv_san *s, san_seg *g)
     }
     memcpy(r, g->r, g->nr * sizeof *r);
     g->r = r;
-    g->cap = g->nr;
     return true;
 }
 
@@ -105,13 +101,26 @@ static bool seg_split(dv_san *s, san_page *pg, size_t i, uint64_t at)
     return true;
 }
 
-static bool same_write(const san_seg *a, const san_seg *b)
+static bool same_acc(const san_acc *a, const san_acc *b)
 {
-    return a->hi == b->lo && !a->nr && !b->nr && a->has_w && b->has_w && a->w.tid == b->w.tid &&
-           a->w.clk == b->w.clk && a->w.pc == b->w.pc && a->w.cycle == b->w.cycle;
+    return a->tid == b->tid && a->clk == b->clk && a->pc == b->pc && a->cycle == b->cycle &&
+           a->write == b->write;
 }
 
-/* Joins the segments a write left alike, from index i to j. */
+/* Adjacent segments with the same history (an access that covered both
+ * left them alike) are one. */
+static bool same_state(const san_seg *a, const san_seg *b)
+{
+    if (a->hi != b->lo || a->has_w != b->has_w || a->nr != b->nr || (a->has_w && !same_acc(&a->w, &b->w)))
+        return false;
+    const san_acc *ra = a->cap ? a->r : &a->r0, *rb = b->cap ? b->r : &b->r0;
+    for (uint32_t k = 0; k < a->nr; k++)
+        if (!same_acc(&ra[k], &rb[k]))
+            return false;
+    return true;
+}
+
+/* Joins the segments an access left alike, from index i to j. */
 static void merge(san_page *pg, size_t i, size_t j)
 {
     if (i > 0)
@@ -120,7 +129,7 @@ static void merge(san_page *pg, size_t i, size_t j)
         j++;
     size_t out = i;
     for (size_t k = i + 1; k <= j; k++) {
-        if (same_write(&pg->segs[out], &pg->segs[k])) {
+        if (same_state(&pg->segs[out], &pg->segs[k])) {
             pg->segs[out].hi = pg->segs[k].hi;
             free(pg->segs[k].r);
         } else {
@@ -223,8 +232,8 @@ static void check_seg(dv_san *s, walk *w, san_seg *g)
             access_finding(s, w, DV_SAN_RACE, &g->w, g->lo, g->hi);
         else if (w->acc.write)
             for (uint32_t k = 0; k < g->nr; k++)
-                if (!san_hb(s, &g->r[k], tid)) {
-                    access_finding(s, w, DV_SAN_RACE, &g->r[k], g->lo, g->hi);
+                if (!san_hb(s, &san_reads(g)[k], tid)) {
+                    access_finding(s, w, DV_SAN_RACE, &san_reads(g)[k], g->lo, g->hi);
                     break;
                 }
     }
@@ -239,17 +248,25 @@ static void check_seg(dv_san *s, walk *w, san_seg *g)
         return;
     }
     uint32_t out = 0; /* reads ordered before this one are subsumed by it */
+    san_acc *r = san_reads(g);
     for (uint32_t k = 0; k < g->nr; k++)
-        if (!san_hb(s, &g->r[k], tid))
-            g->r[out++] = g->r[k];
+        if (!san_hb(s, &r[k], tid))
+            r[out++] = r[k];
     g->nr = out;
-    if (g->nr == g->cap) {
-        uint32_t cap = g->cap ? 2 * g->cap : 2;
-        san_acc *n = realloc(g->r, cap * sizeof *n);
+    if (!g->cap && !g->nr) {
+        g->r0 = w->acc;
+        g->nr = 1;
+        return;
+    }
+    if (!g->cap || g->nr == g->cap) {
+        uint32_t cap = g->cap ? 2 * g->cap : 4;
+        san_acc *n = g->cap ? realloc(g->r, cap * sizeof *n) : malloc(cap * sizeof *n);
         if (!n) {
             s->oom = true;
             return;
         }
+        if (!g->cap)
+            n[0] = g->r0; /* the one read in place moves out */
         g->r = n;
         g->cap = cap;
     }
@@ -264,17 +281,10 @@ static void new_seg(dv_san *s, walk *w, san_page *pg, size_t at, uint64_t lo, ui
     if (w->acc.write) {
         g.w = w->acc;
     } else {
-        g.r = malloc(2 * sizeof *g.r);
-        if (!g.r) {
-            s->oom = true;
-            return;
-        }
-        g.cap = 2;
+        g.r0 = w->acc;
         g.nr = 1;
-        g.r[0] = w->acc;
     }
-    if (!seg_insert(s, pg, at, &g))
-        free(g.r);
+    seg_insert(s, pg, at, &g);
 }
 
 /* [lo, hi) inside one page. */
@@ -317,7 +327,7 @@ static void walk_page(dv_san *s, walk *w, uint64_t lo, uint64_t hi)
         cur = pg->segs[i].hi;
         i++;
     }
-    if (w->acc.write && i > first)
+    if (i > first && pg->n)
         merge(pg, first, i - 1 < pg->n ? i - 1 : pg->n - 1);
 }
 

@@ -30,9 +30,15 @@ typedef struct san_seg {
     uint64_t lo, hi;
     bool has_w;
     san_acc w;
-    uint32_t nr, cap;
+    uint32_t nr, cap; /* reads; cap 0: at most one, in r0 (no allocation) */
+    san_acc r0;
     san_acc *r;
 } san_seg;
+
+static inline san_acc *san_reads(san_seg *g)
+{
+    return g->cap ? g->r : &g->r0;
+}
 
 typedef struct san_page {
     uint64_t key; /* space << 40 | page; 0: empty slot */
