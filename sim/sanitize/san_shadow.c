@@ -25,6 +25,8 @@ static uint64_t hash64(uint64_t x)
 
 static san_page *page_get(dv_san *s, uint64_t key)
 {
+    if (s->last_page && s->last_page->key == key) /* the rows of one transfer share pages */
+        return s->last_page;
     if (2 * (s->npages + 1) > s->pcap) {
         size_t cap = s->pcap ? 2 * s->pcap : 1024;
         san_page *n = calloc(cap, sizeof *n);
@@ -43,6 +45,7 @@ static san_page *page_get(dv_san *s, uint64_t key)
         free(s->pages);
         s->pages = n;
         s->pcap = cap;
+        s->last_page = NULL;
     }
     size_t j = hash64(key) & (s->pcap - 1);
     while (s->pages[j].key && s->pages[j].key != key)
@@ -51,7 +54,7 @@ static san_page *page_get(dv_san *s, uint64_t key)
         s->pages[j].key = key;
         s->npages++;
     }
-    return &s->pages[j];
+    return s->last_page = &s->pages[j];
 }
 
 static bool seg_insert(dv_san *s, san_page *pg, size_t at, const san_seg *g)
@@ -259,7 +262,11 @@ static void check_seg(dv_san *s, walk *w, san_seg *g)
         return;
     }
     if (!g->cap || g->nr == g->cap) {
-        uint32_t cap = g->cap ? 2 * g->cap : 4;
+        if (g->cap >= UINT16_MAX / 2) { /* as many readers as threads at most: never */
+            s->oom = true;
+            return;
+        }
+        uint16_t cap = (uint16_t)(g->cap ? 2 * g->cap : 4);
         san_acc *n = g->cap ? realloc(g->r, cap * sizeof *n) : malloc(cap * sizeof *n);
         if (!n) {
             s->oom = true;
@@ -382,9 +389,14 @@ void san_on_access(dv_san *s, const dv_trace_access *ev)
     if (!s->cores || ev->core >= s->ncores || !ev->len || (unsigned)ev->lane >= SAN_NP)
         return;
     unsigned tid = ev->core * SAN_NP + (unsigned)ev->lane;
-    walk w = {ev,       {tid, san_vc_of(s, tid)[tid], ev->pc, ev->cycle, ev->write},
-              GM_SPACE, ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M || ev->lane == DV_PIPE_MTE1,
-              false,    false};
+    walk w = {.ev = ev,
+              .acc = {.cycle = ev->cycle,
+                      .clk = san_vc_of(s, tid)[tid],
+                      .pc = (uint32_t)ev->pc,
+                      .tid = (uint16_t)tid,
+                      .write = ev->write},
+              .space = GM_SPACE,
+              .whole_range = ev->lane == DV_PIPE_V || ev->lane == DV_PIPE_M || ev->lane == DV_PIPE_MTE1};
     if (ev->mem == DV_MEM_GM) {
         if (ev->addr + ev->len < ev->addr || ev->addr + ev->len > (1ull << (KEY_SHIFT + SAN_PAGE_SHIFT)))
             return; /* faults */
@@ -425,5 +437,6 @@ void san_shadow_free(dv_san *s)
     }
     free(s->pages);
     s->pages = NULL;
+    s->last_page = NULL;
     s->npages = s->pcap = 0;
 }

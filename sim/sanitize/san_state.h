@@ -19,8 +19,10 @@ enum {
 
 /* One side of an access: who, when, where. */
 typedef struct san_acc {
-    uint32_t tid, clk; /* thread (core * SAN_NP + pipe) and its clock then */
-    uint64_t pc, cycle;
+    uint64_t cycle;
+    uint32_t clk; /* the thread's clock then */
+    uint32_t pc;  /* .text offsets fit */
+    uint16_t tid; /* thread: core * SAN_NP + pipe */
     bool write;
 } san_acc;
 
@@ -28,9 +30,10 @@ typedef struct san_acc {
  * that are not ordered after one another. */
 typedef struct san_seg {
     uint64_t lo, hi;
-    bool has_w;
     san_acc w;
-    uint32_t nr, cap; /* reads; cap 0: at most one, in r0 (no allocation) */
+    uint32_t nr;  /* reads */
+    uint16_t cap; /* 0: at most one read, in r0 (no allocation) */
+    bool has_w;
     san_acc r0;
     san_acc *r;
 } san_seg;
@@ -137,6 +140,7 @@ struct dv_san {
     uint64_t snap_seq;
     san_page *pages; /* open-addressing hash of the shadow's pages */
     size_t npages, pcap;
+    san_page *last_page; /* the page the last lookup found (NULL after the table grows) */
     /* findings, across launches */
     san_finding *f;
     size_t nf, fcap;
