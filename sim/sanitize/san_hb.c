@@ -495,8 +495,11 @@ static void pending_waits(dv_san *s, unsigned core)
 
 void san_launch_end(dv_san *s, const dv_run_result *res)
 {
-    for (unsigned i = 0; i < s->ncores; i++) {
-        if (res->stop != DV_STOP_DONE)
+    /* a run cut short (a fault, the cycle limit, Ctrl-C) says nothing of
+     * waits still to come or flags still to be waited for */
+    bool whole = res->stop == DV_STOP_DONE || res->stop == DV_STOP_DEADLOCK;
+    for (unsigned i = 0; whole && i < s->ncores; i++) {
+        if (res->stop == DV_STOP_DEADLOCK)
             pending_waits(s, i);
         if (s->cores[i].started) {
             char when[96];
