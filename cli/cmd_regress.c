@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "dv_file.h"
 #include "op_exec.h"
+#include "run_sanitize.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -27,17 +28,22 @@ enum { MAX_JOBS = 256 }; /* threads at most, whatever the host's CPUs (run_all's
 
 void cmd_regress_help(FILE *out)
 {
-    fprintf(out, "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n\n"
-                 "Runs every entry of the baseline (default " DEFAULT_BASELINE
-                 ": operator, variant, dtype, shape,\n"
-                 "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
-                 "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
-                 "(old, new, change).\n\n"
-                 "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
-                 "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
-                 "  --json             print the results as JSON\n"
-                 "  --jobs N           run N entries at a time (default: the host's CPUs)\n\n"
-                 "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
+    fprintf(out,
+            "usage: dvsim regress [--baseline FILE] [--filter PATTERN] [--bless] [--json] [--jobs N]\n"
+            "                     [--sanitize[=CHECKS]]\n\n"
+            "Runs every entry of the baseline (default " DEFAULT_BASELINE
+            ": operator, variant, dtype, shape,\n"
+            "chip, blocks, data) and compares cycles and bytes per path exactly, Cube and Vector\n"
+            "utilisation within the file's tolerance_pct, and the result check.  Prints what moved\n"
+            "(old, new, change).\n\n"
+            "  --filter PATTERN   only entries whose name matches the shell pattern (or contains it)\n"
+            "  --bless            write the new figures into the baseline (review the diff, commit it)\n"
+            "  --json             print the results as JSON\n"
+            "  --jobs N           run N entries at a time (default: the host's CPUs)\n"
+            "  --sanitize[=CHECKS]  run every entry under the sanitizer (race,sync,init,mem; default\n"
+            "                     all; an entry's \"sanitize\": \"CHECKS\" or true does it for that one):\n"
+            "                     a finding fails the entry\n\n"
+            "Exit: 0 nothing moved; 1 a figure drifted, an entry failed or has no figures yet.\n");
 }
 
 typedef struct entry {
@@ -196,16 +202,18 @@ typedef struct regress_opts {
     const char *path, *filter;
     bool bless, json;
     long jobs;
+    unsigned sanitize;
 } regress_opts;
 
 static int parse_opts(int argc, char **argv, regress_opts *o)
 {
-    enum { BASELINE = CLI_OPT_FIRST, FILTER, BLESS, JSON, JOBS };
+    enum { BASELINE = CLI_OPT_FIRST, FILTER, BLESS, JSON, JOBS, SANITIZE };
     static const struct option longopts[] = {{"baseline", required_argument, NULL, BASELINE},
                                              {"filter", required_argument, NULL, FILTER},
                                              {"bless", no_argument, NULL, BLESS},
                                              {"json", no_argument, NULL, JSON},
                                              {"jobs", required_argument, NULL, JOBS},
+                                             {"sanitize", optional_argument, NULL, SANITIZE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (regress_opts){.path = DEFAULT_BASELINE, .jobs = sysconf(_SC_NPROCESSORS_ONLN)};
@@ -224,6 +232,12 @@ static int parse_opts(int argc, char **argv, regress_opts *o)
             if (end == g.arg || *end || o->jobs < 1 || o->jobs > MAX_JOBS)
                 return cli_usage_error("regress", "--jobs needs 1 to %d, not '%s'", MAX_JOBS, g.arg);
             break;
+        case SANITIZE: {
+            dv_error err = {DV_OK, ""};
+            if (dv_san_parse_checks(g.arg, &o->sanitize, &err) != DV_OK)
+                return cli_usage_error("regress", "%s", err.msg);
+            break;
+        }
         case CLI_ARG: return cli_usage_error("regress", "unknown argument '%s'", g.arg);
         default: return EXIT_USAGE;
         }
@@ -270,7 +284,17 @@ static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, si
                             .shape = str_of(node, "shape"),
                             .chip = str_of(node, "chip"),
                             .blocks = cJSON_IsNumber(blocks) ? (uint64_t)blocks->valuedouble : 0,
-                            .data = !cJSON_IsFalse(data)};
+                            .data = !cJSON_IsFalse(data),
+                            .sanitize = o->sanitize};
+        const cJSON *san = cJSON_GetObjectItemCaseSensitive(node, "sanitize");
+        if (cJSON_IsTrue(san) || cJSON_IsString(san)) {
+            unsigned checks;
+            if (dv_san_parse_checks(cJSON_IsString(san) ? san->valuestring : NULL, &checks, &err) != DV_OK) {
+                fprintf(stderr, "dvsim regress: %s: entry %zu: %s\n", o->path, i, err.msg);
+                return 65;
+            }
+            x->spec.sanitize |= checks;
+        }
         if (!x->spec.op || !x->spec.chip) {
             fprintf(stderr, "dvsim regress: %s: entry %zu needs \"op\" and \"chip\"\n", o->path, i);
             return 65;

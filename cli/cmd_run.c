@@ -9,6 +9,7 @@
 #include "dv_stats.h"
 #include "run_opts.h"
 #include "run_report.h"
+#include "run_sanitize.h"
 #include "run_trace.h"
 
 #include <errno.h>
@@ -53,9 +54,11 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
     unsigned long long count = 0, seed = 0;
     int used = 0;
     unsigned size = 0;
-    if (strncmp(b->spec, "zeros:", 6) == 0) {
-        if (!cli_parse_u64(b->spec + 6, &n) || n == 0)
-            return cli_usage_error(cmd, "--gm %s: zeros needs a byte count", b->name);
+    bool uninit = strncmp(b->spec, "uninit:", 7) == 0;
+    if (strncmp(b->spec, "zeros:", 6) == 0 || uninit) {
+        if (!cli_parse_u64(b->spec + (uninit ? 7 : 6), &n) || n == 0)
+            return cli_usage_error(cmd, "--gm %s: %s needs a byte count", b->name,
+                                   uninit ? "uninit" : "zeros");
     } else if (b->spec[0] == '@') {
         char *text;
         size_t flen;
@@ -81,8 +84,9 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
             return cli_usage_error(cmd, "--gm %s: count too large", b->name);
         n = count * size;
     } else {
-        return cli_usage_error(cmd, "--gm %s=%s: expected zeros:BYTES, @FILE or random:TYPE:COUNT:SEED",
-                               b->name, b->spec);
+        return cli_usage_error(
+            cmd, "--gm %s=%s: expected zeros:BYTES, uninit:BYTES, @FILE or random:TYPE:COUNT:SEED", b->name,
+            b->spec);
     }
     /* GM first: its capacity check comes before any large host-side fill. */
     if (dv_gm_alloc(dv_sim_gm(sim), n, addr, &err) != DV_OK) {
@@ -91,7 +95,9 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
     }
     dv_access_fault f;
     uint8_t *dst = dv_gm_span(dv_sim_gm(sim), *addr, n, &f);
-    if (bytes) {
+    if (uninit) {
+        memset(dst, 0xcd, (size_t)n); /* not zeros: a kernel that reads it gets garbage, as on hardware */
+    } else if (bytes) {
         memcpy(dst, bytes, (size_t)n);
         free(bytes);
     } else if (size) {
@@ -322,6 +328,7 @@ typedef struct run_state {
     const cli_run_hooks *hooks;
     pmu_ctx pc;
     run_trace rt;
+    run_san san; /* --sanitize */
     char title[256];
     int rc; /* the exit code of a failure in attach() */
 } run_state;
@@ -388,13 +395,18 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         dv_buf_free(&js);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
-    if (o->json)
-        fputs(js.data, stdout);
-    else {
+    if (o->json) {
+        char *withsan = rs->san.san ? run_san_json(&rs->san, js.data) : NULL;
+        fputs(withsan ? withsan : js.data, stdout);
+        if (withsan)
+            fputs("\n", stdout);
+        free(withsan);
+    } else {
         if (jr)
             print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
     }
+    int san_rc = run_san_report(&rs->san, o->cmd, o->json, stdout);
     if (o->outdir)
         rc = write_outdir(o->outdir, &js, cfg);
     dv_buf_free(&js);
@@ -421,6 +433,8 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         if (!rc)
             rc = 1;
     }
+    if (!rc)
+        rc = san_rc;
     return rc;
 }
 
@@ -447,6 +461,7 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
     int rc = operator_request(rs->o, op, &job.req);
     if (rc)
         return rc;
+    run_san_job(&rs->san, &job);
     dv_opjob_result jr;
     dv_error err = {DV_OK, ""};
     if (dv_opjob_run(&job, &jr, &err) != DV_OK) {
@@ -467,6 +482,20 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
     return rc;
 }
 
+/* --sanitize on a kernel: its --gm buffers are the tensors. */
+static int sanitize_kernel(run_state *rs, dv_sim *sim, const uint64_t *addr, const uint64_t *len)
+{
+    dv_error err = {DV_OK, ""};
+    const dv_obj_kernel *k = dv_sim_kernel(sim);
+    for (int i = 0; i < rs->o->ngms; i++)
+        for (unsigned a = 0; a < k->nargs; a++)
+            if (len[a] && strcmp(k->args[a].name, rs->o->gms[i].name) == 0 &&
+                dv_san_add_tensor(rs->san.san, k->args[a].name, addr[a], len[a],
+                                  strncmp(rs->o->gms[i].spec, "uninit:", 7) == 0, &err) != DV_OK)
+                return cli_fail(&err);
+    return dv_san_attach(rs->san.san, sim, &err) == DV_OK ? 0 : cli_fail(&err);
+}
+
 /* A kernel object, or a .dvs source assembled on the fly. */
 static int run_kernel(run_state *rs, const dv_chip_config *cfg)
 {
@@ -484,10 +513,15 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     int rc = setup_kernel(o, sim, &obj, addr, len);
     if (!rc)
         rc = attach(rs, sim, NULL);
+    if (!rc && rs->san.san)
+        rc = sanitize_kernel(rs, sim, addr, len);
     if (!rc) {
         dv_run_result res;
         dv_stat_list stats;
-        if (dv_sim_run(sim, o->max_cycles, &res, &err) != DV_OK) {
+        dv_status st = dv_sim_run(sim, o->max_cycles, &res, &err);
+        if (st == DV_OK && rs->san.san)
+            dv_san_finish(rs->san.san, sim, &res);
+        if (st != DV_OK) {
             rc = cli_fail(&err);
         } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
             rc = cli_fail(&err);
@@ -520,8 +554,12 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     memset(&rs, 0, sizeof rs);
     rs.o = &o;
     rs.hooks = hooks;
+    if ((rc = run_san_create(&rs.san, o.sanitize)) != 0)
+        return rc;
     /* An operator name, unless a file of that name exists. */
     struct stat sb;
     const dv_operator *op = stat(o.path, &sb) != 0 ? dv_operator_find(o.path) : NULL;
-    return op ? run_operator(&rs, op, &cfg) : run_kernel(&rs, &cfg);
+    rc = op ? run_operator(&rs, op, &cfg) : run_kernel(&rs, &cfg);
+    run_san_free(&rs.san);
+    return rc;
 }

@@ -3,6 +3,7 @@
 #include "op_exec.h"
 
 #include "dv_opjob.h"
+#include "run_sanitize.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,12 @@ void op_exec(const op_spec *s, op_outcome *o)
         .data = s->data,
         .no_check = s->no_check,
         .max_cycles = 2000000000ull};
+    run_san san;
+    if (run_san_create(&san, s->sanitize) != 0) {
+        fail(o, 70, "out of memory for the sanitizer");
+        return;
+    }
+    run_san_job(&san, &job);
     dv_opjob_result r;
     if (dv_opjob_run(&job, &r, &err) != DV_OK) {
         fail(o, dv_status_exit_code(err.status), err.msg);
@@ -63,6 +70,19 @@ void op_exec(const op_spec *s, op_outcome *o)
         o->host_seconds = r.sim_seconds;
         if (o->checked && !o->passed)
             fail(o, 1, r.run->check.first_bad[0] ? r.run->check.first_bad : "no output compared");
+        if (san.san && (o->san_findings = dv_san_findings(san.san)) != 0 && !o->rc) {
+            dv_buf b = DV_BUF_INIT;
+            dv_san_report_text(san.san, &b);
+            char first[200] = "";
+            if (b.data)
+                sscanf(b.data, "%199[^\n]", first);
+            dv_buf_free(&b);
+            char msg[256];
+            snprintf(msg, sizeof msg, "sanitizer: %zu finding%s, first: %.180s", o->san_findings,
+                     o->san_findings == 1 ? "" : "s", first);
+            fail(o, 1, msg);
+        }
     }
     dv_opjob_free(&r);
+    run_san_free(&san);
 }

@@ -7,9 +7,10 @@
 
 typedef struct op_spec {
     const char *op, *variant, *dtype, *shape, *chip;
-    uint64_t blocks; /* 0: the tiling chooses */
-    bool data;       /* false: timing only */
-    bool no_check;   /* skip the reference check (bench: its time is not the simulator's) */
+    uint64_t blocks;   /* 0: the tiling chooses */
+    bool data;         /* false: timing only */
+    bool no_check;     /* skip the reference check (bench: its time is not the simulator's) */
+    unsigned sanitize; /* dv_san_check mask: run the sanitizer on every launch (0: off) */
 } op_spec;
 
 /* The figures of a dv_opjob_result, copied out of it: the result points
@@ -25,6 +26,7 @@ typedef struct op_outcome {
     uint64_t macs;                      /* Cube MACs */
     bool checked, passed;
     double host_seconds; /* wall time of the simulation (dv_sim_run) alone */
+    size_t san_findings; /* with spec.sanitize: what it found (then rc 1, msg the first) */
 } op_outcome;
 
 /* Runs s; fills o (o->rc != 0 on a bad spec, a fault or a deadlock). */

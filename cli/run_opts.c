@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "dv_metrics.h"
+#include "dv_sanitize.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -42,6 +43,7 @@ void cmd_run_help(FILE *out)
           "  --gm NAME=SPEC         allocate GM for pointer argument NAME:\n"
           "                           zeros:BYTES | @FILE | random:TYPE:COUNT:SEED (TYPE f16, bf16, f32, s8, "
           "s32)\n"
+          "                           | uninit:BYTES (never written: --sanitize reports reads of it)\n"
           "  --dump NAME=FILE       write the GM buffer of NAME to FILE after the run\n"
           "  -I, --include DIR      search DIR for a .dvs kernel's .include files (then kernels/lib)\n"
           "\n"
@@ -54,6 +56,8 @@ void cmd_run_help(FILE *out)
           "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
           "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
           "  --metrics GROUP        print an msprof metric group\n"
+          "  --sanitize[=CHECKS]    check races, sync, uninitialised reads and GM use in the same run\n"
+          "                           (race,sync,init,mem; default all; docs/sanitizer.md): exit 1 if found\n"
           "  --log LEVEL            the simulator's log on stderr (\"dvsim: sim: info: ...\"): error, warn,\n"
           "  --log CAT=LEVEL,...      info, debug or trace, for every category or for some (asm, elf,\n"
           "                           sim, mem, pmu; the others then stay at warn); default: off\n",
@@ -91,6 +95,7 @@ enum {
     OPT_METRICS,
     OPT_LOG,
     OPT_TRACE_OUT,
+    OPT_SANITIZE,
     OPT_RUN_END /* not an option: the first code past dvsim run's */
 };
 _Static_assert((int)OPT_RUN_END <= (int)CLI_OPT_TRACE,
@@ -120,6 +125,7 @@ static const struct option run_options[] = {
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"log", required_argument, NULL, OPT_LOG},
     {"trace-out", no_argument, NULL, OPT_TRACE_OUT},
+    {"sanitize", optional_argument, NULL, OPT_SANITIZE},
     RUN_TRACE_OPTIONS,
     {"include", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
@@ -224,6 +230,15 @@ static int metrics_option(const char *cmd, run_opts *o, const char *v)
     return cli_usage_error(cmd, "--metrics: unknown group '%s' (%s)", v, list);
 }
 
+/* --sanitize[=race,sync,init,mem]: every check without a value. */
+static int sanitize_option(const char *cmd, run_opts *o, const char *v)
+{
+    dv_error err = {DV_OK, ""};
+    if (dv_san_parse_checks(v, &o->sanitize, &err) != DV_OK)
+        return cli_usage_error(cmd, "%s", err.msg);
+    return 0;
+}
+
 /* One of dvsim run's options (getopt's value code, its value v); -1 if
  * code is not one of them. */
 static int run_option(const char *cmd, run_opts *o, int code, char *v)
@@ -245,6 +260,7 @@ static int run_option(const char *cmd, run_opts *o, int code, char *v)
     case OPT_NO_DATA: o->data = false; return 0;
     case OPT_JSON: o->json = true; return 0;
     case OPT_TRACE_OUT: o->trace_out = true; return 0;
+    case OPT_SANITIZE: return sanitize_option(cmd, o, v);
     case OPT_METRICS: return metrics_option(cmd, o, v);
     case OPT_LOG: return parse_log(cmd, v, o);
     case OPT_INPUT: return add_binding(cmd, "--input", v, o->inputs, &o->ninputs);

@@ -39,6 +39,7 @@ typedef struct run_opts {
     char trace_path[4096];
     run_trace_opts trace;                     /* --trace, --trace-window, --trace-period */
     bool log;                                 /* --log: the simulator's log to stderr */
+    unsigned sanitize;                        /* --sanitize: dv_san_check mask, 0: off */
     dv_log_level log_level[DV_LOG_CAT_COUNT]; /* its most verbose level per category */
 } run_opts;
 

@@ -159,6 +159,12 @@ struct dv_opr_run {
     unsigned launches;  /* kernel launches of the run: 1 unless prepare() says more */
     unsigned nlaunched; /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
+    /* An observer of every launch (dv_opjob's, e.g. the sanitizer), or NULL:
+     * launch_begin with each launch's simulation before it runs (an error
+     * stops the run), launch_end after it ran, before the next one. */
+    dv_status (*launch_begin)(void *user, dv_opr_run *r, dv_error *err);
+    void (*launch_end)(void *user, dv_opr_run *r, const dv_run_result *res);
+    void *launch_user;
 };
 
 /* A folder's operators, for the registry: its host part says

@@ -25,6 +25,11 @@ typedef struct dv_opjob {
      * starts (may be NULL); an error stops the job with that status. */
     dv_status (*before)(void *user, dv_opr_run *r, dv_error *err);
     void *user;
+    /* Observers of every launch (may be NULL; see dv_opr_run's launch_begin
+     * and launch_end), with launch_user. */
+    dv_status (*launch_begin)(void *user, dv_opr_run *r, dv_error *err);
+    void (*launch_end)(void *user, dv_opr_run *r, const dv_run_result *res);
+    void *launch_user;
 } dv_opjob;
 
 typedef struct dv_opjob_result {

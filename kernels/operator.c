@@ -210,8 +210,12 @@ dv_status dv_opr_run_launches(dv_opr_run *r, uint64_t max_cycles, dv_run_result 
         dv_status st;
         if (i > 0 && ((st = next_sim(r, err)) != DV_OK || (st = r->op->next_launch(r, i, err)) != DV_OK))
             return st;
+        if (r->launch_begin && (st = r->launch_begin(r->launch_user, r, err)) != DV_OK)
+            return st;
         if ((st = dv_sim_run(r->sim, max_cycles, res, err)) != DV_OK)
             return st;
+        if (r->launch_end)
+            r->launch_end(r->launch_user, r, res);
         record_launch(r, res);
         if (res->stop != DV_STOP_DONE)
             break;

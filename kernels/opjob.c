@@ -67,6 +67,9 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
     if (st != DV_OK)
         return st;
     dv_opr_run *r = out->run;
+    r->launch_begin = job->launch_begin;
+    r->launch_end = job->launch_end;
+    r->launch_user = job->launch_user;
     if (job->before && (st = job->before(job->user, r, err)) != DV_OK)
         return st;
     if ((st = dv_opr_before_run(r, err)) != DV_OK)

@@ -31,7 +31,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]')
 # The sub-folders of a layer, in their order ("" the layer's own files, its
 # public interface): sim's chip config and event queue, then its interface,
 # the units, and the core that uses them all.
-SUBLAYERS = {"sim": ["config", "engine", "", "units", "core"]}
+SUBLAYERS = {"sim": ["config", "engine", "", "units", "core", "sanitize"]}
 
 
 def sublayer(path):

@@ -70,6 +70,21 @@ typedef struct dv_trace_flag {
     uint64_t pc;
 } dv_trace_flag;
 
+/* One range of a buffer an instruction reads or writes (the sanitizer's
+ * feed): a pipe's unit instruction reports its exact footprint when it
+ * issues, right after its `insn` (strided operands range by range, a
+ * read-modify-write as a read and a write); the Scalar unit's loads and
+ * stores come before their `insn`.  SDATA is not reported. */
+typedef struct dv_trace_access {
+    unsigned core;
+    dv_pipe lane;
+    dv_mem_kind mem;
+    bool write;
+    uint64_t addr, len;
+    uint64_t pc;
+    uint64_t cycle;
+} dv_trace_access;
+
 typedef enum dv_trace_stall_kind {
     DV_TRACE_STALL_QUEUE_FULL, /* dispatch to `pipe` waited for room in its queue */
     DV_TRACE_STALL_FLAG,       /* wait_flag src=pipe, dst=s, id */
@@ -96,6 +111,9 @@ typedef struct dv_sim_hooks {
     void (*insn)(void *user, const dv_trace_insn *ev);
     void (*flag)(void *user, const dv_trace_flag *ev);
     void (*stall)(void *user, const dv_trace_stall *ev);
+    /* Buffer accesses (dv_trace_access); NULL costs the cores one test per
+     * instruction when another hook is set, nothing otherwise. */
+    void (*access)(void *user, const dv_trace_access *ev);
     /* A clock: after launch, period(user) gives the cycles between ticks (0:
      * none); tick(user, cycle) then comes every period cycles, after the
      * cores' events of that cycle, the last cycle of a finished run

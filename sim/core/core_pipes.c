@@ -178,8 +178,11 @@ void core_pipe_event(dv_event *ev, void *ctx)
         p->busy = true;
         p->busy_since = c->q->now;
         c->stats.pipe[p->id].insns++;
-        if (c->hooks)
+        if (c->hooks) {
             core_trace_unit(c, p->id, op, &st, cycles, &before);
+            if (c->hooks->access)
+                core_trace_access(c, p->id, op);
+        }
         pop(c, p);
         core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
         return;

@@ -14,7 +14,7 @@ static uint64_t sx32(int64_t v)
     return (uint64_t)(int64_t)(int32_t)v;
 }
 
-static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned size, uint8_t **out)
+static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned size, bool write, uint8_t **out)
 {
     dv_access_fault f = {DV_FAULT_NONE, DV_MEM_GM, 0, 0, 0};
     uint8_t *p = NULL;
@@ -32,6 +32,12 @@ static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned si
         return false;
     }
     *out = p;
+    if (c->hooks && c->hooks->access && in->f[DV_F_SPACE] != DV_SPACE_SDATA)
+        core_trace_scalar_access(c,
+                                 in->f[DV_F_SPACE] == DV_SPACE_GM   ? DV_MEM_GM
+                                 : in->f[DV_F_SPACE] == DV_SPACE_UB ? DV_MEM_UB
+                                                                    : DV_MEM_L1,
+                                 addr, size, write);
     return true;
 }
 
@@ -128,7 +134,7 @@ static uint64_t exec_load(dv_core *c, const dv_insn *in)
     static const unsigned size[] = {1, 1, 2, 2, 4, 4, 8};
     unsigned k = (unsigned)(in->op - DV_OP_LB), n = size[k];
     uint8_t *p;
-    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, &p))
+    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, false, &p))
         return 0;
     uint64_t r = load_le(p, n);
     bool sign = k == 0 || k == 2 || k == 4;
@@ -143,7 +149,7 @@ static uint64_t exec_store(dv_core *c, const dv_insn *in)
 {
     unsigned n = 1u << (in->op - DV_OP_SB);
     uint8_t *p;
-    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, &p))
+    if (!scalar_mem(c, in, c->regs[in->f[DV_F_R1]] + (uint64_t)in->f[DV_F_IMM], n, true, &p))
         return 0;
     uint64_t v = c->regs[in->f[DV_F_R0]];
     for (unsigned i = 0; i < n; i++)

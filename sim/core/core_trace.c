@@ -50,6 +50,33 @@ void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stat
     c->hooks->insn(c->hooks->user, &ev);
 }
 
+typedef struct access_ctx {
+    dv_core *c;
+    dv_trace_access ev;
+} access_ctx;
+
+static void access_one(void *user, dv_mem_kind mem, uint64_t addr, uint64_t len, bool write)
+{
+    access_ctx *a = user;
+    a->ev.mem = mem;
+    a->ev.addr = addr;
+    a->ev.len = len;
+    a->ev.write = write;
+    a->c->hooks->access(a->c->hooks->user, &a->ev);
+}
+
+void core_trace_access(dv_core *c, dv_pipe lane, const dv_op *op)
+{
+    access_ctx a = {c, {.core = c->net_index, .lane = lane, .pc = op->pc, .cycle = c->q->now}};
+    dv_unit_footprint(&c->ctx, op, access_one, &a);
+}
+
+void core_trace_scalar_access(dv_core *c, dv_mem_kind mem, uint64_t addr, uint64_t len, bool write)
+{
+    dv_trace_access ev = {c->net_index, DV_PIPE_S, mem, write, addr, len, c->pc, c->q->now};
+    c->hooks->access(c->hooks->user, &ev);
+}
+
 void core_trace_flag(dv_core *c, dv_trace_flag_kind kind, dv_pipe lane, const dv_insn *in, uint64_t pc)
 {
     if (!c->hooks->flag)

@@ -18,6 +18,11 @@ typedef struct core_buf_snap {
 void core_trace_buffers(const dv_core *c, core_buf_snap *snap);
 void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stats *st, uint64_t cycles,
                      const core_buf_snap *before);
+/* The footprint of a unit instruction issuing on `lane` (dv_unit_footprint);
+ * call only when c->hooks->access is set. */
+void core_trace_access(dv_core *c, dv_pipe lane, const dv_op *op);
+/* A Scalar unit load or store; call only when c->hooks->access is set. */
+void core_trace_scalar_access(dv_core *c, dv_mem_kind mem, uint64_t addr, uint64_t len, bool write);
 void core_trace_flag(dv_core *c, dv_trace_flag_kind kind, dv_pipe lane, const dv_insn *in, uint64_t pc);
 void core_trace_stall(dv_core *c, dv_trace_stall_kind kind, dv_pipe pipe, unsigned id, uint64_t start);
 

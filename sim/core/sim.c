@@ -87,9 +87,17 @@ static void fan_stall(void *user, const dv_trace_stall *ev)
             s->hooks[i].stall(s->hooks[i].user, ev);
 }
 
+static void fan_access(void *user, const dv_trace_access *ev)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i].access)
+            s->hooks[i].access(s->hooks[i].user, ev);
+}
+
 static bool watches_cores(const dv_sim_hooks *h)
 {
-    return h->block || h->insn || h->flag || h->stall;
+    return h->block || h->insn || h->flag || h->stall || h->access;
 }
 
 /* The cores call one observer directly, several through the fan-out. */
@@ -103,8 +111,15 @@ static void choose_core_hooks(dv_sim *s)
             n++;
         }
     if (n > 1) {
-        s->fanout = (dv_sim_hooks){
-            .user = s, .block = fan_block, .insn = fan_insn, .flag = fan_flag, .stall = fan_stall};
+        bool access = false; /* footprints are worked out only for someone who reads them */
+        for (unsigned i = 0; i < s->nhooks; i++)
+            access |= s->hooks[i].access != NULL;
+        s->fanout = (dv_sim_hooks){.user = s,
+                                   .block = fan_block,
+                                   .insn = fan_insn,
+                                   .flag = fan_flag,
+                                   .stall = fan_stall,
+                                   .access = access ? fan_access : NULL};
         s->core_hooks = &s->fanout;
     }
 }

@@ -62,6 +62,17 @@ void dv_unit_ctx_free(dv_unit_ctx *c);
 uint64_t dv_unit_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_unit_exec(dv_unit_ctx *c, const dv_op *op);
 
+/* The exact bytes an instruction reads and writes, range by range, in the
+ * core's buffers and GM (mem DV_MEM_GM), as exec will access them: from its
+ * fields, register values, the vector mask and the fmatrix in c, so call it
+ * when the instruction issues.  A read-modify-write (mmad with init=0) is a
+ * read and a write.  Nothing for synchronisation, masks and set_fmatrix.
+ * For observers (the sanitizer); exec does not use it. */
+typedef void (*dv_unit_access_fn)(void *user, dv_mem_kind mem, uint64_t addr, uint64_t len, bool write);
+void dv_unit_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user);
+void dv_vector_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user);
+void dv_xfer_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user);
+
 /* Vector unit (pipe V): every vector instruction of isa.def, set_mask and
  * set_mask_mode. */
 uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);

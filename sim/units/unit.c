@@ -26,6 +26,17 @@ bool dv_unit_exec(dv_unit_ctx *c, const dv_op *op)
     }
 }
 
+void dv_unit_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user)
+{
+    switch (dv_isa_info(op->insn.op)->tclass) {
+    case DV_TC_DMA:
+    case DV_TC_CUBE:
+    case DV_TC_FIX: dv_xfer_footprint(c, op, fn, user); return;
+    case DV_TC_SYNC: return;
+    default: dv_vector_footprint(c, op, fn, user); return;
+    }
+}
+
 void *dv_unit_scratch(dv_unit_ctx *c, size_t size)
 {
     if (size <= c->scratch_size)

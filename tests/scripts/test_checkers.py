@@ -82,6 +82,15 @@ class Layers(unittest.TestCase):
         self.check({"sim/config/cfg.c": '#include "dv_sim.h"\n'}, True,
                    "sim/config/cfg.c:1: includes sim/dv_sim.h, which comes later in sim's order")
 
+    def test_sanitizer_comes_after_the_cores(self):
+        # sim/sanitize observes the cores through the public hooks: it may
+        # include sim's interface, but the cores may not include it
+        self.check({"sim/sanitize/dv_sanitize.h": '#include "dv_sim.h"\n',
+                    "sim/sanitize/san.c": '#include "dv_sanitize.h"\n'}, False)
+        self.check({"sim/sanitize/dv_sanitize.h": '#include "dv_sim.h"\n',
+                    "sim/core/core_pipes.c": '#include "dv_sanitize.h"\n'}, True,
+                   "sim/core/core_pipes.c:1: includes sim/sanitize/dv_sanitize.h, which comes later in sim's order")
+
     def test_folder_outside_the_layers(self):
         self.check({"extra/meson.build": "\n", "extra/x.c": '#include "dv_sim.h"\n'}, True,
                    "extra/meson.build: a top-level folder that is not in")

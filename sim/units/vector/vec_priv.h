@@ -125,4 +125,8 @@ uint32_t vec_convert(double x, dv_dtype to, dv_round rnd);
 /* Rounds x to an integer value with mode rnd (x finite). */
 double vec_round_int(double x, dv_round rnd);
 
+/* Decodes a vector instruction (not set_mask*) with the current mask
+ * (vector.c); false with a one-line message for invalid combinations. */
+bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz);
+
 #endif

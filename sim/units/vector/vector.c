@@ -141,7 +141,7 @@ static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
 
 /* Decodes a vector instruction (not set_mask*).  Returns false with a one
  * line message for invalid combinations. */
-static bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz)
+bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz)
 {
     const dv_insn_info *info = dv_isa_info(op->insn.op);
     memset(d, 0, sizeof *d);

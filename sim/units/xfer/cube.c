@@ -67,6 +67,17 @@ static bool mm_shape_of(const dv_chip_config *cfg, const dv_op *op, mm_shape *s)
     return ok;
 }
 
+bool xf_mmad_extents(const dv_chip_config *cfg, const dv_op *op, uint64_t *a, uint64_t *b, uint64_t *c)
+{
+    mm_shape s;
+    if (!mm_shape_of(cfg, op, &s) || !s.m || !s.k || !s.n)
+        return false;
+    *a = s.m1 * s.k1 * s.fa;
+    *b = s.k1 * s.n1 * s.fb;
+    *c = s.m1 * s.n1 * s.fc;
+    return true;
+}
+
 uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
 {
     mm_shape s;
