@@ -7,6 +7,7 @@
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
+#include "refgemm.h"
 #include "run_opts.h"
 #include "run_report.h"
 #include "run_trace.h"
@@ -237,6 +238,12 @@ static void print_operator(const dv_opjob_result *jr)
                    (unsigned long long)r->launch[i].cycles);
         printf("\n");
     }
+    if (c->done)
+        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s on %u threads; %s)\n",
+               jr->fill_seconds, jr->sim_seconds, jr->check_seconds, jr->check_cpu, ref_threads(),
+               ref_gemm_backend());
+    else
+        printf("host: fill %.3f s, simulation %.3f s\n", jr->fill_seconds, jr->sim_seconds);
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
            sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
            (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
@@ -323,7 +330,8 @@ typedef struct run_state {
     pmu_ctx pc;
     run_trace rt;
     char title[256];
-    int rc; /* the exit code of a failure in attach() */
+    int rc;             /* the exit code of a failure in attach() */
+    size_t model_stats; /* the statistics of the model (stats.json); the rest are host.* times (0: all) */
 } run_state;
 
 /* --log: the simulator's messages, one line each on stderr. */
@@ -383,14 +391,20 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         return rc;
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
         return rc;
-    dv_buf js = DV_BUF_INIT;
-    if (dv_stats_json(stats, &js) != DV_OK) {
+    /* stats.json holds the model's figures alone: the same bytes every run */
+    dv_stat_list model = *stats;
+    if (rs->model_stats)
+        model.count = rs->model_stats;
+    dv_buf js = DV_BUF_INIT, all = DV_BUF_INIT;
+    if (dv_stats_json(&model, &js) != DV_OK || (o->json && dv_stats_json(stats, &all) != DV_OK)) {
         dv_buf_free(&js);
+        dv_buf_free(&all);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
     if (o->json)
-        fputs(js.data, stdout);
-    else {
+        fputs(all.data, stdout);
+    dv_buf_free(&all);
+    if (!o->json) {
         if (jr)
             print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
@@ -435,6 +449,26 @@ static void detach(run_state *rs, dv_sim *sim)
     }
 }
 
+/* The job's host times (--json only: they differ from run to run). */
+static void run_host_stats(dv_opjob_result *jr)
+{
+    dv_stat_list *l = &jr->stats;
+    dv_stats_add(l, "s", "host wall time: create, prepare and fill the inputs", jr->fill_seconds, false,
+                 "host.fill_seconds");
+    dv_stats_add(l, "s", "host wall time: the simulation (every launch)", jr->sim_seconds, false,
+                 "host.sim_seconds");
+    dv_stats_add(l, "s", "host wall time: the reference check", jr->check_seconds, false,
+                 "host.check_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: create and fill", jr->fill_cpu, false,
+                 "host.fill_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: the simulation", jr->sim_cpu, false,
+                 "host.sim_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: the reference check", jr->check_cpu, false,
+                 "host.check_cpu_seconds");
+    dv_stats_add(l, "threads", "host threads of the reference check", (double)ref_threads(), true,
+                 "host.check_threads");
+}
+
 /* An operator, through the operator driver (dv_opjob.h). */
 static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_config *cfg)
 {
@@ -459,6 +493,8 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
             rc = cli_fail(&err);
         }
     } else {
+        rs->model_stats = jr.stats.count;
+        run_host_stats(&jr);
         rc = report(rs, dv_opr_sim(jr.run), &jr, &jr.res, &jr.stats, cfg, NULL, NULL);
     }
     if (jr.run)

@@ -41,6 +41,11 @@ typedef struct dv_opjob_result {
     uint64_t macs;                      /* Cube MACs */
     bool checked, passed;               /* the check ran; dv_opr_check_passed */
     double sim_seconds, check_seconds;  /* host wall time of the launches and of the check */
+    /* The whole job's phases on the host: create (parse, prepare, the input
+     * fill), simulate (the launches), check (the reference), each as wall
+     * time and as the process's CPU time (every thread: the check runs on
+     * several), for dvsim bench and run's report. */
+    double fill_seconds, fill_cpu, sim_cpu, check_cpu;
 } dv_opjob_result;
 
 /* Runs the job into *out (always; free it with dv_opjob_free).  Returns the
