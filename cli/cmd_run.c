@@ -7,7 +7,6 @@
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
-#include "refgemm.h"
 #include "run_opts.h"
 #include "run_report.h"
 #include "run_trace.h"
@@ -239,9 +238,8 @@ static void print_operator(const dv_opjob_result *jr)
         printf("\n");
     }
     if (c->done)
-        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s on %u threads; %s)\n",
-               jr->fill_seconds, jr->sim_seconds, jr->check_seconds, jr->check_cpu, ref_threads(),
-               ref_gemm_backend());
+        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s; %s)\n", jr->fill_seconds,
+               jr->sim_seconds, jr->check_seconds, jr->check_cpu, c->reference);
     else
         printf("host: fill %.3f s, simulation %.3f s\n", jr->fill_seconds, jr->sim_seconds);
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
@@ -465,8 +463,6 @@ static void run_host_stats(dv_opjob_result *jr)
                  "host.sim_cpu_seconds");
     dv_stats_add(l, "s", "host CPU time, every thread: the reference check", jr->check_cpu, false,
                  "host.check_cpu_seconds");
-    dv_stats_add(l, "threads", "host threads of the reference check", (double)ref_threads(), true,
-                 "host.check_threads");
 }
 
 /* An operator, through the operator driver (dv_opjob.h). */

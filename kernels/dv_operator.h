@@ -101,6 +101,7 @@ typedef struct dv_opr_check {
     char first_bad[160];           /* where the first mismatch is, or "" */
     uint64_t first_row, first_col; /* its position: the smallest (row, col) of a mismatch */
     char tolerance[160];           /* the rule, in words */
+    char reference[128]; /* how the reference was computed: the GEMM and its threads, or the plain loops */
 } dv_opr_check;
 
 /* The run passed its check: it was checked, compared at least one element

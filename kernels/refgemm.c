@@ -300,6 +300,8 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
         ok = w[t].a && w[t].c && (!g->abs || (w[t].af && w[t].s));
     }
     dv_status st = ok ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    snprintf(r->check.reference, sizeof r->check.reference, "%s, %u thread%s",
+             blas ? blas_name : "C with vector types", nt, nt == 1 ? "" : "s");
     for (uint64_t j0 = 0; st == DV_OK && j0 < g->n; j0 += pc) {
         uint64_t cols = g->n - j0 < pc ? g->n - j0 : pc, ld = (cols + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
         g->load_b(g->user, j0, cols, b, ld);

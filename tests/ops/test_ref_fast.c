@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *const product_ops[] = {"matmul", "conv2d", "attention", NULL};
+static const char *const product_ops[] = {"matmul", "conv2d", "conv2d_bias_relu", "attention", NULL};
 
 /* Shapes beyond the declared cases: several row panels (256 rows) and
  * column panels (2^21 doubles of B: 672 columns at K = 3000). */
@@ -21,6 +21,8 @@ static const char *extra_shape(const char *op)
 {
     if (strcmp(op, "matmul") == 0)
         return "M=300,N=700,K=3000";
+    if (strncmp(op, "conv2d", 6) == 0) /* K = 9216: panels of 256 output channels */
+        return "N=1,C=1024,H=6,W=6,Co=300,KH=3,KW=3";
     return NULL;
 }
 
@@ -62,13 +64,14 @@ static void corrupt(dv_opr_run *r)
     }
 }
 
-static void compare_on(const char *op, const char *dtype, const char *shape, uint64_t blocks)
+static void compare_on(const char *op, const char *variant, const char *dtype, const char *shape,
+                       uint64_t blocks)
 {
     char what[256];
-    snprintf(what, sizeof what, "%s %s %s", op, dtype, shape);
+    snprintf(what, sizeof what, "%s %s %s %s", op, variant, dtype, shape);
     dv_chip_config cfg;
     dv_opjob_result r;
-    ck_assert_int_eq(op_run_kept(&r, &cfg, op, "ascend910b", NULL, dtype, shape, blocks, true), DV_OK);
+    ck_assert_int_eq(op_run_kept(&r, &cfg, op, "ascend910b", variant, dtype, shape, blocks, true), DV_OK);
     dv_opr_check fast = r.run->check, plain = recheck(&r, true);
     ck_assert_msg(fast.compared > 0 && fast.mismatches == 0, "%s: %s", what, fast.first_bad);
     same_decisions(what, &fast, &plain);
@@ -81,6 +84,8 @@ static void compare_on(const char *op, const char *dtype, const char *shape, uin
         if (t == 3) {
             ref_set_threads(1);
             dv_opr_check one = recheck(&r, false);
+            memset(one.reference, 0, sizeof one.reference); /* it names the threads */
+            memset(c.reference, 0, sizeof c.reference);
             ck_assert_msg(memcmp(&one, &c, sizeof c) == 0, "%s: 1 and 3 threads differ", what);
         }
     }
@@ -89,9 +94,9 @@ static void compare_on(const char *op, const char *dtype, const char *shape, uin
     corrupt(r.run);
     plain = recheck(&r, true);
     fast = recheck(&r, false);
-    snprintf(what, sizeof what, "%s %s %s, corrupted", op, dtype, shape);
+    snprintf(what, sizeof what, "%s %s %s %s, corrupted", op, variant, dtype, shape);
     same_decisions(what, &fast, &plain);
-    if (strcmp(op, "matmul") == 0)
+    if (strcmp(op, "attention") != 0)
         ck_assert_msg(plain.mismatches > 0, "%s: the corruption was not seen", what);
     dv_opjob_free(&r);
 }
@@ -103,12 +108,14 @@ START_TEST(test_fast_equals_plain)
     if (!o)
         return;
     unsigned runs = 0;
-    for (unsigned d = 0; o->dtypes[d]; d++) {
-        for (const dv_operator_case *k = o->cases; k->shape; k++, runs++)
-            compare_on(op, o->dtypes[d], k->shape, k->blocks);
-        if (extra_shape(op))
-            compare_on(op, o->dtypes[d], extra_shape(op), 0), runs++;
-    }
+    /* the variants differ in their kernels, not their check, but for the unfused conv2d_bias_relu */
+    for (unsigned v = 0; o->variants[v] && (v == 0 || strcmp(op, "matmul") != 0); v++)
+        for (unsigned d = 0; o->dtypes[d]; d++) {
+            for (const dv_operator_case *k = o->cases; k->shape; k++, runs++)
+                compare_on(op, o->variants[v], o->dtypes[d], k->shape, k->blocks);
+            if (extra_shape(op))
+                compare_on(op, o->variants[v], o->dtypes[d], extra_shape(op), 0), runs++;
+        }
     printf("%s: fast and plain references agree on %u runs (%s)\n", op, runs, ref_gemm_backend());
 }
 END_TEST
@@ -118,7 +125,7 @@ int main(void)
     Suite *s = suite_create("ref-fast");
     TCase *tc = tcase_create("fast-vs-plain");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_fast_equals_plain, 0, 3);
+    tcase_add_loop_test(tc, test_fast_equals_plain, 0, 4);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
