@@ -222,6 +222,57 @@ static void sgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const flo
         sgemm_c(rows, cols, k, a, b, c, ld);
 }
 
+void ref_dgemm(uint64_t m, uint64_t n, uint64_t k, const double *a, const double *b, double *c, uint64_t ld)
+{
+    dgemm(use_blas(), m, n, k, a, b, c, ld);
+}
+
+void ref_sgemm(uint64_t m, uint64_t n, uint64_t k, const float *a, const float *b, float *c, uint64_t ld)
+{
+    sgemm(use_blas(), m, n, k, a, b, c, ld);
+}
+
+typedef struct par {
+    void (*fn)(void *user, uint64_t task, unsigned thread);
+    void *user;
+    uint64_t ntasks;
+    atomic_ulong next;
+} par;
+
+typedef struct par_thread {
+    par *p;
+    unsigned thread;
+} par_thread;
+
+static void *par_work(void *arg)
+{
+    par_thread *t = arg;
+    for (uint64_t i; (i = atomic_fetch_add(&t->p->next, 1)) < t->p->ntasks;)
+        t->p->fn(t->p->user, i, t->thread);
+    return NULL;
+}
+
+unsigned ref_parallel(uint64_t ntasks, void (*fn)(void *user, uint64_t task, unsigned thread), void *user)
+{
+    unsigned nt = ref_threads();
+    if (nt > ntasks)
+        nt = ntasks ? (unsigned)ntasks : 1;
+    par p = {.fn = fn, .user = user, .ntasks = ntasks};
+    atomic_init(&p.next, 0);
+    par_thread pt[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    unsigned started = 1;
+    for (unsigned t = 0; t < nt; t++)
+        pt[t] = (par_thread){&p, t};
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, par_work, &pt[started]) != 0)
+            break; /* fewer threads: the others take the tasks */
+    par_work(&pt[0]);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(th[t], NULL);
+    return started;
+}
+
 /* One thread's buffers and its part of the check. */
 typedef struct worker {
     double *a, *c;

@@ -56,6 +56,17 @@ typedef struct ref_gemm {
  * DV_ERR_NOMEM if its panels cannot be allocated. */
 dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err);
 
+/* The products themselves, for checks that are not one GEMM (attention):
+ * C[m x n] = A[m x k] B[k x n], row-major, lda = k, ldb = ldc = ld; m a
+ * multiple of 4, n of 32, ld >= n.  Either backend, one thread. */
+void ref_dgemm(uint64_t m, uint64_t n, uint64_t k, const double *a, const double *b, double *c, uint64_t ld);
+void ref_sgemm(uint64_t m, uint64_t n, uint64_t k, const float *a, const float *b, float *c, uint64_t ld);
+
+/* Runs fn(user, task, thread) for task = 0 .. ntasks - 1 on up to
+ * ref_threads() threads (thread: 0 .. threads - 1, each running one task at
+ * a time); returns the threads used. */
+unsigned ref_parallel(uint64_t ntasks, void (*fn)(void *user, uint64_t task, unsigned thread), void *user);
+
 /* count elements from element first of a buffer of dtype dt (f16, bf16,
  * f32, s32, s8, u8) as doubles: dv_opr_load over a row, at table speed. */
 void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t count, double *dst);
