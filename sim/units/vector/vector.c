@@ -118,29 +118,47 @@ static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uin
     o->esize = esize;
     o->nblk = lanes * esize / VEC_BLOCK;
     memset(o->blk_active, 0, sizeof o->blk_active);
-    /* block by block (a division per lane was most of a timing-only run) */
+    /* block by block, 8 lanes at a time (a division per lane was most of a
+     * timing-only run); a block holds 8, 16 or 32 lanes */
     unsigned per = VEC_BLOCK / esize;
     for (unsigned b = 0, i = 0; b < VEC_MAX_BLOCKS && i < lanes; b++) {
-        bool any = false;
-        for (unsigned end = i + per < lanes ? i + per : lanes; i < end; i++)
-            any |= active[i];
-        o->blk_active[b] = any;
+        uint64_t any = 0;
+        if (per % 8 == 0 && i + per <= lanes)
+            for (unsigned j = 0; j < per; j += 8) {
+                uint64_t w;
+                memcpy(&w, active + i + j, 8);
+                any |= w;
+            }
+        else
+            for (unsigned j = 0; j < per && i + j < lanes; j++)
+                any |= active[i + j];
+        i += per;
+        o->blk_active[b] = any != 0;
     }
 }
 
 static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
 {
     d->nactive = 0;
-    for (unsigned i = 0; i < d->lanes; i++) {
-        bool a;
-        if (d->op == DV_OP_VTRANS)
-            a = true;
-        else if (v->mode == DV_MASK_COUNT_MODE)
-            a = i < v->mask_lo;
-        else
-            a = (i < 64 ? v->mask_lo >> i : v->mask_hi >> (i - 64)) & 1;
-        d->active[i] = a;
-        d->nactive += a;
+    /* one loop per mode, the count from the mask (a test of the mode per
+     * lane cost more than the lane) */
+    unsigned n = d->lanes;
+    if (d->op == DV_OP_VTRANS) {
+        memset(d->active, 1, n);
+        d->nactive = n;
+    } else if (v->mode == DV_MASK_COUNT_MODE) {
+        for (unsigned i = 0; i < n; i++)
+            d->active[i] = i < v->mask_lo;
+        d->nactive = v->mask_lo < n ? (unsigned)v->mask_lo : n;
+    } else {
+        unsigned lo = n < 64 ? n : 64;
+        for (unsigned i = 0; i < lo; i++)
+            d->active[i] = (v->mask_lo >> i) & 1;
+        for (unsigned i = lo; i < n; i++)
+            d->active[i] = (v->mask_hi >> (i - 64)) & 1;
+        uint64_t mlo = lo == 64 ? v->mask_lo : v->mask_lo & ((1ull << lo) - 1);
+        uint64_t mhi = n <= 64 ? 0 : n - 64 == 64 ? v->mask_hi : v->mask_hi & ((1ull << (n - 64)) - 1);
+        d->nactive = (unsigned)(__builtin_popcountll(mlo) + __builtin_popcountll(mhi));
     }
 }
 
@@ -503,9 +521,14 @@ static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, 
     }
     k.step[0] = xs[0]->used ? xs[0]->step : 0, k.step[1] = xs[1]->used ? xs[1]->step : 0;
     k.repeats = d->repeats, k.banks = g->banks, k.groups = g->groups, k.row = g->row_bytes;
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, by 8-byte words */
     const unsigned char *p = (const unsigned char *)&k;
-    for (size_t i = 0; i < sizeof k; i++)
+    for (size_t i = 0; i + 8 <= sizeof k; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (size_t i = sizeof k / 8 * 8; i < sizeof k; i++)
         h = (h ^ p[i]) * 1099511628211ull;
     conflict_slot *slot = &conflict_cache[(h ^ (h >> 32)) % CONFLICT_SLOTS];
     if (slot->valid && memcmp(&slot->key, &k, sizeof k) == 0)
