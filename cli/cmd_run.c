@@ -8,6 +8,7 @@
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
 #include "run_opts.h"
+#include "run_progress.h"
 #include "run_report.h"
 #include "run_trace.h"
 
@@ -330,6 +331,7 @@ typedef struct run_state {
     char title[256];
     int rc;             /* the exit code of a failure in attach() */
     size_t model_stats; /* the statistics of the model (stats.json); the rest are host.* times (0: all) */
+    run_progress prog;  /* the progress line of a long run */
 } run_state;
 
 /* --log: the simulator's messages, one line each on stderr. */
@@ -365,7 +367,17 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
         return rc;
     if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
         return rc;
+    dv_error err = {DV_OK, ""};
+    if (!rs->hooks && run_progress_attach(&rs->prog, sim, &err) != DV_OK) /* the window shows its own */
+        return cli_fail(&err);
     return 0;
+}
+
+static void checking(void *user, dv_opr_run *r)
+{
+    run_state *rs = user;
+    rs->prog.last = 0; /* a new phase shows at once */
+    run_progress_say(&rs->prog, "checking the outputs against the reference (%s)", r->op->name);
 }
 
 static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
@@ -385,6 +397,7 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     run_opts *o = rs->o;
     const dv_opr_run *opr = jr ? jr->run : NULL;
     int rc;
+    run_progress_end(&rs->prog);
     if ((rc = run_trace_end(&rs->rt, res, o->json)) != 0)
         return rc;
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
@@ -440,6 +453,7 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
  * did not complete is removed, and Ctrl-C is restored. */
 static void detach(run_state *rs, dv_sim *sim)
 {
+    run_progress_end(&rs->prog);
     run_trace_end(&rs->rt, NULL, true);
     if (rs->pc.perf) {
         dv_samples_close(rs->pc.w, NULL);
@@ -473,6 +487,7 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
                     .data = rs->o->data,
                     .max_cycles = rs->o->max_cycles,
                     .before = attach_operator,
+                    .checking = checking,
                     .user = rs};
     int rc = operator_request(rs->o, op, &job.req);
     if (rc)
@@ -552,6 +567,7 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     memset(&rs, 0, sizeof rs);
     rs.o = &o;
     rs.hooks = hooks;
+    run_progress_init(&rs.prog, o.cmd);
     /* An operator name, unless a file of that name exists. */
     struct stat sb;
     const dv_operator *op = stat(o.path, &sb) != 0 ? dv_operator_find(o.path) : NULL;

@@ -24,6 +24,8 @@ typedef struct dv_opjob {
     /* Called after prepare, before the inputs are snapshot and the run
      * starts (may be NULL); an error stops the job with that status. */
     dv_status (*before)(void *user, dv_opr_run *r, dv_error *err);
+    /* Called when the reference check starts (may be NULL): a progress line. */
+    void (*checking)(void *user, dv_opr_run *r);
     void *user;
 } dv_opjob;
 

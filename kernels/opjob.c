@@ -88,6 +88,8 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
     out->sim_seconds = now_seconds() - t0;
     out->sim_cpu = cpu_seconds() - c0;
     if (out->res.stop == DV_STOP_DONE && !job->no_check) {
+        if (job->checking)
+            job->checking(job->user, r);
         t0 = now_seconds();
         c0 = cpu_seconds();
         if ((st = dv_opr_check_outputs(r, err)) != DV_OK)
