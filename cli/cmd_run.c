@@ -7,6 +7,7 @@
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
+#include "refgemm.h"
 #include "run_opts.h"
 #include "run_progress.h"
 #include "run_report.h"
@@ -563,6 +564,7 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     for (int i = 0; i < o.nsets; i++)
         if (dv_config_set_kv(&cfg, o.sets[i], &err) != DV_OK)
             return cli_fail(&err);
+    ref_set_threads((unsigned)o.threads);
     run_state rs;
     memset(&rs, 0, sizeof rs);
     rs.o = &o;
