@@ -286,6 +286,7 @@ typedef struct shared {
     const double *b;
     const float *bf;
     uint64_t j0, cols, ld; /* the panel: columns [j0, j0 + cols), padded to ld */
+    uint64_t rows;         /* A's rows per panel */
     uint64_t npanels;      /* of A's rows */
     bool blas;             /* OpenBLAS, else the C kernels */
     atomic_ulong next;     /* the next row panel to take */
@@ -299,7 +300,8 @@ typedef struct task {
 static void row_panel(shared *sh, worker *w, uint64_t p)
 {
     const ref_gemm *g = sh->g;
-    uint64_t i0 = p * ROWS, rows = g->m - i0 < ROWS ? g->m - i0 : ROWS, rows4 = (rows + 3) / 4 * 4;
+    uint64_t i0 = p * sh->rows, rows = g->m - i0 < sh->rows ? g->m - i0 : sh->rows,
+             rows4 = (rows + 3) / 4 * 4;
     uint64_t k = g->k;
     g->load_a(g->user, i0, rows, w->a);
     memset(w->a + rows * k, 0, sizeof(double) * (size_t)((rows4 - rows) * k));
@@ -332,7 +334,11 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     uint64_t ncols = (g->n + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
     if (pc > ncols)
         pc = ncols;
-    uint64_t npanels = (g->m + ROWS - 1) / ROWS;
+    /* ROWS rows of A a task, fewer when K is deep (at most the B panel's
+     * doubles, at least 8 rows) */
+    uint64_t rows = PANEL_DOUBLES / k / 8 * 8;
+    rows = rows < 8 ? 8 : rows > ROWS ? ROWS : rows;
+    uint64_t npanels = (g->m + rows - 1) / rows;
     unsigned nt = ref_threads();
     if (nt > npanels)
         nt = (unsigned)npanels;
@@ -342,11 +348,11 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     memset(w, 0, sizeof w);
     bool ok = b && (bf || !g->abs);
     for (unsigned t = 0; t < nt && ok; t++) {
-        w[t].a = malloc(sizeof(double) * (size_t)(ROWS * k));
-        w[t].c = malloc(sizeof(double) * (size_t)(ROWS * pc));
+        w[t].a = malloc(sizeof(double) * (size_t)(rows * k));
+        w[t].c = malloc(sizeof(double) * (size_t)(rows * pc));
         if (g->abs) {
-            w[t].af = malloc(sizeof(float) * (size_t)(ROWS * k));
-            w[t].s = malloc(sizeof(float) * (size_t)(ROWS * pc));
+            w[t].af = malloc(sizeof(float) * (size_t)(rows * k));
+            w[t].s = malloc(sizeof(float) * (size_t)(rows * pc));
         }
         ok = w[t].a && w[t].c && (!g->abs || (w[t].af && w[t].s));
     }
@@ -363,8 +369,15 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
                 for (uint64_t c = 0; c < ld; c++)
                     bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
         }
-        shared sh = {
-            .g = g, .b = b, .bf = bf, .j0 = j0, .cols = cols, .ld = ld, .npanels = npanels, .blas = blas};
+        shared sh = {.g = g,
+                     .b = b,
+                     .bf = bf,
+                     .j0 = j0,
+                     .cols = cols,
+                     .ld = ld,
+                     .rows = rows,
+                     .npanels = npanels,
+                     .blas = blas};
         atomic_init(&sh.next, 0);
         task tk[MAX_THREADS];
         pthread_t th[MAX_THREADS];
