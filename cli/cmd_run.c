@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* A scalar argument by its declared type: u64 (decimal or 0x hex), s64
  * (may be negative), f32 (a float, passed as its bits). */
@@ -462,6 +463,13 @@ static void detach(run_state *rs, dv_sim *sim)
     }
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The job's host times (--json only: they differ from run to run). */
 static void run_host_stats(dv_opjob_result *jr)
 {
@@ -535,11 +543,17 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     if (!rc) {
         dv_run_result res;
         dv_stat_list stats;
+        double t0 = cli_now(), c0 = cpu_now();
         if (dv_sim_run(sim, o->max_cycles, &res, &err) != DV_OK) {
             rc = cli_fail(&err);
         } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
             rc = cli_fail(&err);
         } else {
+            double wall = cli_now() - t0, cpu = cpu_now() - c0;
+            rs->model_stats = stats.count; /* host.* for --json only, as for an operator */
+            dv_stats_add(&stats, "s", "host wall time: the simulation", wall, false, "host.sim_seconds");
+            dv_stats_add(&stats, "s", "host CPU time, every thread: the simulation", cpu, false,
+                         "host.sim_cpu_seconds");
             rc = report(rs, sim, NULL, &res, &stats, cfg, addr, len);
             dv_stats_free(&stats);
         }

@@ -39,7 +39,7 @@ for n in $sizes; do
     done
     if [ "$n" -le 2048 ]; then
         for i in 1 2 3; do one DVSIM_REFERENCE=plain /usr/bin/time -f "%U %S %M" $run >> "$tmp/plain"; done
-        plain=$(cut -d' ' -f1 "$tmp/plain" | median)
+        plain=$(printf '%.3f' "$(cut -d' ' -f1 "$tmp/plain" | median)")
     else
         plain="-"
     fi

@@ -152,10 +152,23 @@ static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
         d->nactive = v->mask_lo < n ? (unsigned)v->mask_lo : n;
     } else {
         unsigned lo = n < 64 ? n : 64;
+        uint64_t mask_lo = v->mask_lo, mask_hi = v->mask_hi;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* 8 lanes at a time: the byte replicated, bit j kept in byte j, made 0 or 1 */
+        for (unsigned i = 0; i + 8 <= n; i += 8) {
+            uint64_t byte = ((i < 64 ? mask_lo >> i : mask_hi >> (i - 64)) & 0xff) * 0x0101010101010101ull;
+            uint64_t bits = byte & 0x8040201008040201ull;
+            uint64_t lanes = ((bits + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+            memcpy(&d->active[i], &lanes, 8);
+        }
+        for (unsigned i = n / 8 * 8; i < n; i++)
+            d->active[i] = ((i < 64 ? mask_lo >> i : mask_hi >> (i - 64)) & 1) != 0;
+#else
         for (unsigned i = 0; i < lo; i++)
-            d->active[i] = (v->mask_lo >> i) & 1;
+            d->active[i] = ((mask_lo >> i) & 1) != 0;
         for (unsigned i = lo; i < n; i++)
-            d->active[i] = (v->mask_hi >> (i - 64)) & 1;
+            d->active[i] = ((mask_hi >> (i - 64)) & 1) != 0;
+#endif
         uint64_t mlo = lo == 64 ? v->mask_lo : v->mask_lo & ((1ull << lo) - 1);
         uint64_t mhi = n <= 64 ? 0 : n - 64 == 64 ? v->mask_hi : v->mask_hi & ((1ull << (n - 64)) - 1);
         d->nactive = (unsigned)(__builtin_popcountll(mlo) + __builtin_popcountll(mhi));
