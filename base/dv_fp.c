@@ -84,9 +84,12 @@ static float f64_to_f32_odd(double d)
     float f = (float)d;
     if ((double)f == d)
         return f;
+    /* toward zero (truncation): f is not 0 here, so one step down in
+     * magnitude is its bits minus one (infinity becomes FLT_MAX) */
+    uint32_t b = dv_f32_bits(f);
     if (isinf(f) || fabs((double)f) > fabs(d))
-        f = nextafterf(f, 0.0f); /* toward zero: truncation */
-    return dv_f32_from_bits(dv_f32_bits(f) | 1u);
+        b--;
+    return dv_f32_from_bits(b | 1u);
 }
 
 uint16_t dv_f64_to_fp16(double d)

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "dv_file.h"
 #include "op_exec.h"
+#include "run_progress.h"
 #include "run_sanitize.h"
 
 #include <cjson/cJSON.h>
@@ -58,6 +59,8 @@ typedef struct pool {
     entry *e;
     size_t n, next;
     pthread_mutex_t lock;
+    size_t done, selected;
+    run_progress prog; /* "12 of 40 entries" on a terminal */
 } pool;
 
 static void *worker(void *arg)
@@ -72,6 +75,10 @@ static void *worker(void *arg)
         if (i == p->n)
             return NULL;
         op_exec(&p->e[i].spec, &p->e[i].out);
+        pthread_mutex_lock(&p->lock);
+        p->done++;
+        run_progress_say(&p->prog, "%zu of %zu entries", p->done, p->selected);
+        pthread_mutex_unlock(&p->lock);
     }
 }
 
@@ -309,7 +316,8 @@ static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, si
 /* Runs the selected entries on up to `jobs` threads; returns the threads used. */
 static long run_all(entry *e, size_t n, size_t selected, long jobs)
 {
-    pool p = {e, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    pool p = {e, n, 0, PTHREAD_MUTEX_INITIALIZER, 0, selected, {0}};
+    run_progress_init(&p.prog, "regress");
     long nthreads = jobs < (long)selected ? jobs : (long)selected;
     pthread_t th[MAX_JOBS];
     if (nthreads > MAX_JOBS) /* the default, the host's CPUs, may be more */
@@ -322,6 +330,7 @@ static long run_all(entry *e, size_t n, size_t selected, long jobs)
         worker(&p); /* no thread could start: run them here */
     for (long t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+    run_progress_end(&p.prog);
     return started ? started : 1;
 }
 

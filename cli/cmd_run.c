@@ -7,7 +7,9 @@
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
+#include "refgemm.h"
 #include "run_opts.h"
+#include "run_progress.h"
 #include "run_report.h"
 #include "run_sanitize.h"
 #include "run_trace.h"
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* A scalar argument by its declared type: u64 (decimal or 0x hex), s64
  * (may be negative), f32 (a float, passed as its bits). */
@@ -243,6 +246,11 @@ static void print_operator(const dv_opjob_result *jr)
                    (unsigned long long)r->launch[i].cycles);
         printf("\n");
     }
+    if (c->done)
+        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s; %s)\n", jr->fill_seconds,
+               jr->sim_seconds, jr->check_seconds, jr->check_cpu, c->reference);
+    else
+        printf("host: fill %.3f s, simulation %.3f s\n", jr->fill_seconds, jr->sim_seconds);
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
            sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
            (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
@@ -330,7 +338,9 @@ typedef struct run_state {
     run_trace rt;
     run_san san; /* --sanitize */
     char title[256];
-    int rc; /* the exit code of a failure in attach() */
+    int rc;             /* the exit code of a failure in attach() */
+    size_t model_stats; /* the statistics of the model (stats.json); the rest are host.* times (0: all) */
+    run_progress prog;  /* the progress line of a long run */
 } run_state;
 
 /* --log: the simulator's messages, one line each on stderr. */
@@ -366,7 +376,17 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
         return rc;
     if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
         return rc;
+    dv_error err = {DV_OK, ""};
+    if (!rs->hooks && run_progress_attach(&rs->prog, sim, &err) != DV_OK) /* the window shows its own */
+        return cli_fail(&err);
     return 0;
+}
+
+static void checking(void *user, dv_opr_run *r)
+{
+    run_state *rs = user;
+    rs->prog.last = 0; /* a new phase shows at once */
+    run_progress_say(&rs->prog, "checking the outputs against the reference (%s)", r->op->name);
 }
 
 static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
@@ -386,22 +406,30 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     run_opts *o = rs->o;
     const dv_opr_run *opr = jr ? jr->run : NULL;
     int rc;
+    run_progress_end(&rs->prog);
     if ((rc = run_trace_end(&rs->rt, res, o->json)) != 0)
         return rc;
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
         return rc;
-    dv_buf js = DV_BUF_INIT;
-    if (dv_stats_json(stats, &js) != DV_OK) {
+    /* stats.json holds the model's figures alone: the same bytes every run */
+    dv_stat_list model = *stats;
+    if (rs->model_stats)
+        model.count = rs->model_stats;
+    dv_buf js = DV_BUF_INIT, all = DV_BUF_INIT;
+    if (dv_stats_json(&model, &js) != DV_OK || (o->json && dv_stats_json(stats, &all) != DV_OK)) {
         dv_buf_free(&js);
+        dv_buf_free(&all);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
     if (o->json) {
-        char *withsan = rs->san.san ? run_san_json(&rs->san, js.data) : NULL;
-        fputs(withsan ? withsan : js.data, stdout);
+        char *withsan = rs->san.san ? run_san_json(&rs->san, all.data) : NULL;
+        fputs(withsan ? withsan : all.data, stdout);
         if (withsan)
             fputs("\n", stdout);
         free(withsan);
-    } else {
+    }
+    dv_buf_free(&all);
+    if (!o->json) {
         if (jr)
             print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
@@ -442,11 +470,37 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
  * did not complete is removed, and Ctrl-C is restored. */
 static void detach(run_state *rs, dv_sim *sim)
 {
+    run_progress_end(&rs->prog);
     run_trace_end(&rs->rt, NULL, true);
     if (rs->pc.perf) {
         dv_samples_close(rs->pc.w, NULL);
         dv_sim_perf_close(sim, rs->pc.perf);
     }
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The job's host times (--json only: they differ from run to run). */
+static void run_host_stats(dv_opjob_result *jr)
+{
+    dv_stat_list *l = &jr->stats;
+    dv_stats_add(l, "s", "host wall time: create, prepare and fill the inputs", jr->fill_seconds, false,
+                 "host.fill_seconds");
+    dv_stats_add(l, "s", "host wall time: the simulation (every launch)", jr->sim_seconds, false,
+                 "host.sim_seconds");
+    dv_stats_add(l, "s", "host wall time: the reference check", jr->check_seconds, false,
+                 "host.check_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: create and fill", jr->fill_cpu, false,
+                 "host.fill_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: the simulation", jr->sim_cpu, false,
+                 "host.sim_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time, every thread: the reference check", jr->check_cpu, false,
+                 "host.check_cpu_seconds");
 }
 
 /* An operator, through the operator driver (dv_opjob.h). */
@@ -457,6 +511,7 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
                     .data = rs->o->data,
                     .max_cycles = rs->o->max_cycles,
                     .before = attach_operator,
+                    .checking = checking,
                     .user = rs};
     int rc = operator_request(rs->o, op, &job.req);
     if (rc)
@@ -474,6 +529,8 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
             rc = cli_fail(&err);
         }
     } else {
+        rs->model_stats = jr.stats.count;
+        run_host_stats(&jr);
         rc = report(rs, dv_opr_sim(jr.run), &jr, &jr.res, &jr.stats, cfg, NULL, NULL);
     }
     if (jr.run)
@@ -518,6 +575,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     if (!rc) {
         dv_run_result res;
         dv_stat_list stats;
+        double t0 = cli_now(), c0 = cpu_now();
         dv_status st = dv_sim_run(sim, o->max_cycles, &res, &err);
         if (st == DV_OK && rs->san.san)
             dv_san_finish(rs->san.san, sim, &res);
@@ -526,6 +584,11 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
         } else if (dv_stats_collect(sim, &res, &stats, &err) != DV_OK) {
             rc = cli_fail(&err);
         } else {
+            double wall = cli_now() - t0, cpu = cpu_now() - c0;
+            rs->model_stats = stats.count; /* host.* for --json only, as for an operator */
+            dv_stats_add(&stats, "s", "host wall time: the simulation", wall, false, "host.sim_seconds");
+            dv_stats_add(&stats, "s", "host CPU time, every thread: the simulation", cpu, false,
+                         "host.sim_cpu_seconds");
             rc = report(rs, sim, NULL, &res, &stats, cfg, addr, len);
             dv_stats_free(&stats);
         }
@@ -550,12 +613,14 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     for (int i = 0; i < o.nsets; i++)
         if (dv_config_set_kv(&cfg, o.sets[i], &err) != DV_OK)
             return cli_fail(&err);
+    ref_set_threads((unsigned)o.threads);
     run_state rs;
     memset(&rs, 0, sizeof rs);
     rs.o = &o;
     rs.hooks = hooks;
     if ((rc = run_san_create(&rs.san, o.sanitize)) != 0)
         return rc;
+    run_progress_init(&rs.prog, o.cmd);
     /* An operator name, unless a file of that name exists. */
     struct stat sb;
     const dv_operator *op = stat(o.path, &sb) != 0 ? dv_operator_find(o.path) : NULL;

@@ -68,6 +68,12 @@ void op_exec(const op_spec *s, op_outcome *o)
         o->checked = r.checked;
         o->passed = r.passed;
         o->host_seconds = r.sim_seconds;
+        o->fill_seconds = r.fill_seconds;
+        o->fill_cpu = r.fill_cpu;
+        o->sim_cpu = r.sim_cpu;
+        o->check_seconds = r.check_seconds;
+        o->check_cpu = r.check_cpu;
+        snprintf(o->reference, sizeof o->reference, "%s", r.run->check.reference);
         if (o->checked && !o->passed)
             fail(o, 1, r.run->check.first_bad[0] ? r.run->check.first_bad : "no output compared");
         if (san.san && (o->san_findings = dv_san_findings(san.san)) != 0 && !o->rc) {

@@ -27,6 +27,10 @@ typedef struct op_outcome {
     bool checked, passed;
     double host_seconds; /* wall time of the simulation (dv_sim_run) alone */
     size_t san_findings; /* with spec.sanitize: what it found (then rc 1, msg the first) */
+    /* The whole job (dv_opjob_result): wall and CPU seconds (every thread)
+     * of the fill, the simulation and the check. */
+    double fill_seconds, fill_cpu, sim_cpu, check_seconds, check_cpu;
+    char reference[128]; /* how the check's reference was computed */
 } op_outcome;
 
 /* Runs s; fills o (o->rc != 0 on a bad spec, a fault or a deadlock). */

@@ -52,6 +52,8 @@ void cmd_run_help(FILE *out)
           "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
           "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
           "  --no-data              timing only: skip the arithmetic (and the check)\n"
+          "  --threads N            host threads of the reference check (default: the host's CPUs;\n"
+          "                           the results are the same for every N)\n"
           "  --json                 print the statistics as one JSON object\n"
           "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
           "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
@@ -96,6 +98,7 @@ enum {
     OPT_LOG,
     OPT_TRACE_OUT,
     OPT_SANITIZE,
+    OPT_THREADS,
     OPT_RUN_END /* not an option: the first code past dvsim run's */
 };
 _Static_assert((int)OPT_RUN_END <= (int)CLI_OPT_TRACE,
@@ -126,6 +129,7 @@ static const struct option run_options[] = {
     {"log", required_argument, NULL, OPT_LOG},
     {"trace-out", no_argument, NULL, OPT_TRACE_OUT},
     {"sanitize", optional_argument, NULL, OPT_SANITIZE},
+    {"threads", required_argument, NULL, OPT_THREADS},
     RUN_TRACE_OPTIONS,
     {"include", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
@@ -205,6 +209,10 @@ static int number_option(const char *cmd, run_opts *o, int code, const char *v)
         return cli_parse_u64(v, &o->max_cycles)
                    ? 0
                    : cli_usage_error(cmd, "--max-cycles needs a number, not '%s'", v);
+    case OPT_THREADS:
+        if (!cli_parse_u64(v, &o->threads) || o->threads == 0 || o->threads > 64)
+            return cli_usage_error(cmd, "--threads needs a number from 1 to 64, not '%s'", v);
+        return 0;
     case OPT_PMU_PERIOD:
         if (!cli_parse_u64(v, &o->pmu_period) || o->pmu_period == 0)
             return cli_usage_error(cmd, "--pmu-period needs a positive number of cycles, not '%s'", v);

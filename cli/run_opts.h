@@ -32,6 +32,7 @@ typedef struct run_opts {
         inputs[RUN_MAX_BINDINGS];
     int nargs, ngms, ndumps, ninputs;
     uint64_t max_cycles, blocks, pmu_period, pmu_ring, seed;
+    uint64_t threads; /* --threads: host threads of the check (0: the host's CPUs) */
     const char *variant, *dtype, *shape;
     cli_asm_path incs; /* -I: .include folders of a .dvs kernel */
     bool json, data;

@@ -98,8 +98,10 @@ typedef struct dv_opr_check {
     uint64_t compared;   /* elements */
     uint64_t mismatches; /* elements outside the tolerance */
     double max_abs, max_rel;
-    char first_bad[160]; /* where the first mismatch is, or "" */
-    char tolerance[160]; /* the rule, in words */
+    char first_bad[160];           /* where the first mismatch is, or "" */
+    uint64_t first_row, first_col; /* its position: the smallest (row, col) of a mismatch */
+    char tolerance[160];           /* the rule, in words */
+    char reference[128]; /* how the reference was computed: the GEMM and its threads, or the plain loops */
 } dv_opr_check;
 
 /* The run passed its check: it was checked, compared at least one element
@@ -155,9 +157,10 @@ struct dv_opr_run {
     dv_opr_tensor t[DV_OPR_MAX_TENSORS];
     dv_opr_work work;
     dv_opr_check check;
-    void *state;        /* the operator's own */
-    unsigned launches;  /* kernel launches of the run: 1 unless prepare() says more */
-    unsigned nlaunched; /* launches run so far (dv_opr_run_launches) */
+    void *state;          /* the operator's own */
+    bool plain_reference; /* check() with the plain triple loops (tests compare it with the fast one) */
+    unsigned launches;    /* kernel launches of the run: 1 unless prepare() says more */
+    unsigned nlaunched;   /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
     /* An observer of every launch (dv_opjob's, e.g. the sanitizer), or NULL:
      * launch_begin with each launch's simulation before it runs (an error
@@ -227,6 +230,13 @@ double dv_opr_load(const uint8_t *base, dv_dtype dt, uint64_t i);
  * atol + rtol * |want|; accumulates into r->check. */
 void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
                     double tol);
+/* The same into a check of its own (one per host thread of a check). */
+void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
+                       double want, double tol);
+/* Adds part's comparisons to c: counts add, maxima are maxima, the first
+ * mismatch is the one at the smaller (row, col); the same outcome as one
+ * check that compared everything, in any order. */
+void dv_opr_check_merge(dv_opr_check *c, const dv_opr_check *part);
 
 /* Rounding unit of a dtype (2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 0 for integers). */
 double dv_opr_unit_roundoff(dv_dtype dt);

@@ -24,6 +24,8 @@ typedef struct dv_opjob {
     /* Called after prepare, before the inputs are snapshot and the run
      * starts (may be NULL); an error stops the job with that status. */
     dv_status (*before)(void *user, dv_opr_run *r, dv_error *err);
+    /* Called when the reference check starts (may be NULL): a progress line. */
+    void (*checking)(void *user, dv_opr_run *r);
     void *user;
     /* Observers of every launch (may be NULL; see dv_opr_run's launch_begin
      * and launch_end), with launch_user. */
@@ -46,6 +48,11 @@ typedef struct dv_opjob_result {
     uint64_t macs;                      /* Cube MACs */
     bool checked, passed;               /* the check ran; dv_opr_check_passed */
     double sim_seconds, check_seconds;  /* host wall time of the launches and of the check */
+    /* The whole job's phases on the host: create (parse, prepare, the input
+     * fill), simulate (the launches), check (the reference), each as wall
+     * time and as the process's CPU time (every thread: the check runs on
+     * several), for dvsim bench and run's report. */
+    double fill_seconds, fill_cpu, sim_cpu, check_cpu;
 } dv_opjob_result;
 
 /* Runs the job into *out (always; free it with dv_opjob_free).  Returns the

@@ -62,10 +62,9 @@ double dv_opr_unit_roundoff(dv_dtype dt)
     }
 }
 
-void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
-                    double tol)
+void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
+                       double want, double tol)
 {
-    dv_opr_check *c = &r->check;
     double abs_err = fabs(got - want);
     bool bad = !(abs_err <= tol); /* NaN is a mismatch */
     c->compared++;
@@ -76,7 +75,35 @@ void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t co
     double rel = want != 0 ? abs_err / fabs(want) : (abs_err ? INFINITY : 0);
     if (rel > c->max_rel && fabs(want) > tol)
         c->max_rel = rel;
-    if (bad && c->mismatches++ == 0)
+    if (!bad)
+        return;
+    /* the first in (row, col) order, whatever order the elements come in */
+    if (c->mismatches++ == 0 || row < c->first_row || (row == c->first_row && col < c->first_col)) {
+        c->first_row = row;
+        c->first_col = col;
         snprintf(c->first_bad, sizeof c->first_bad, "%s[%llu, %llu] = %.9g, expected %.9g (tolerance %.3g)",
                  tensor, (unsigned long long)row, (unsigned long long)col, got, want, tol);
+    }
+}
+
+void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
+                    double tol)
+{
+    dv_opr_compare_to(&r->check, tensor, row, col, got, want, tol);
+}
+
+void dv_opr_check_merge(dv_opr_check *c, const dv_opr_check *part)
+{
+    c->compared += part->compared;
+    if (part->max_abs > c->max_abs)
+        c->max_abs = part->max_abs;
+    if (part->max_rel > c->max_rel)
+        c->max_rel = part->max_rel;
+    if (part->mismatches && (!c->mismatches || part->first_row < c->first_row ||
+                             (part->first_row == c->first_row && part->first_col < c->first_col))) {
+        c->first_row = part->first_row;
+        c->first_col = part->first_col;
+        memcpy(c->first_bad, part->first_bad, sizeof c->first_bad);
+    }
+    c->mismatches += part->mismatches;
 }

@@ -125,6 +125,9 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     r->seed = req->seed;
     r->blocks_request = req->blocks;
     r->launches = 1;
+    /* DVSIM_REFERENCE=plain: the plain loops, to compare and to time them */
+    const char *ref = getenv("DVSIM_REFERENCE");
+    r->plain_reference = ref && strcmp(ref, "plain") == 0;
     dv_status st = pick(op, "variant", op->variants, req->variant, &r->variant, err);
     if (st == DV_OK)
         st = pick(op, "dtype", op->dtypes, req->dtype, &r->dtype, err);
@@ -258,7 +261,10 @@ dv_status dv_opr_check_outputs(dv_opr_run *r, dv_error *err)
     if (!r->data)
         return DV_OK;
     r->check.done = true;
-    return r->op->check(r, err);
+    dv_status st = r->op->check(r, err);
+    if (!r->check.reference[0])
+        snprintf(r->check.reference, sizeof r->check.reference, "plain loops in double, one thread");
+    return st;
 }
 
 void dv_opr_destroy(dv_opr_run *r)

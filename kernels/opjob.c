@@ -11,6 +11,13 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The operator's figures in the statistics: op.* */
 static void add_operator_stats(dv_opjob_result *o)
 {
@@ -63,7 +70,10 @@ static void figures(dv_opjob_result *o)
 dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
 {
     memset(out, 0, sizeof *out);
+    double t0 = now_seconds(), c0 = cpu_seconds();
     dv_status st = dv_opr_create(job->op, &job->req, job->cfg, job->data, &out->run, err);
+    out->fill_seconds = now_seconds() - t0;
+    out->fill_cpu = cpu_seconds() - c0;
     if (st != DV_OK)
         return st;
     dv_opr_run *r = out->run;
@@ -74,15 +84,21 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
         return st;
     if ((st = dv_opr_before_run(r, err)) != DV_OK)
         return st;
-    double t0 = now_seconds();
+    t0 = now_seconds();
+    c0 = cpu_seconds();
     if ((st = dv_opr_run_launches(r, job->max_cycles, &out->res, err)) != DV_OK)
         return st;
     out->sim_seconds = now_seconds() - t0;
+    out->sim_cpu = cpu_seconds() - c0;
     if (out->res.stop == DV_STOP_DONE && !job->no_check) {
+        if (job->checking)
+            job->checking(job->user, r);
         t0 = now_seconds();
+        c0 = cpu_seconds();
         if ((st = dv_opr_check_outputs(r, err)) != DV_OK)
             return st;
         out->check_seconds = now_seconds() - t0;
+        out->check_cpu = cpu_seconds() - c0;
     }
     out->checked = r->check.done;
     out->passed = dv_opr_check_passed(&r->check);

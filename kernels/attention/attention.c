@@ -12,6 +12,7 @@
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
 #include "opcommon.h"
+#include "refgemm.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -276,7 +277,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
  * sum_j w_j e_j |v_j - o|.  The O tiles (f16 on split chips) and the row
  * sums (f16 per 16-key block) add u sum_j w_j |v_j| and u |o|, the final
  * rounding u |o|.  Tolerance: 1.25 x that, plus 2^-24. */
-static dv_status check(dv_opr_run *r, dv_error *err)
+static dv_status check_plain(dv_opr_run *r, dv_error *err)
 {
     at_state *s = r->state;
     const at_tiling *t = &s->t;
@@ -342,6 +343,161 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     }
     free(qd), free(kd), free(vd), free(sc);
     return DV_OK;
+}
+
+/* The fast reference: the same rule by blocks of 64 query rows on the
+ * host's threads (refgemm.h), S = Q K^T, O = W V and W |V| as products
+ * (sum|q k| in float, refgemm.h's bound), the propagation term in loops
+ * along D that the compiler vectorises. */
+enum { AT_REF_ROWS = 64 };
+
+typedef struct at_ref_buf {
+    double *q, *kt, *v, *va, *s, *w, *e, *o, *oa, *prop;
+    float *qa, *kta, *sa;
+    uint64_t bh; /* whose K and V are loaded, or UINT64_MAX */
+    dv_opr_check chk;
+} at_ref_buf;
+
+typedef struct at_ref {
+    const at_tiling *t;
+    const uint8_t *qh, *kh, *vh, *o;
+    uint64_t skp, nqb; /* SK padded to 32; query blocks per (b, h) */
+    double u, scale, sc16;
+    at_ref_buf buf[64];
+} at_ref;
+
+static void at_ref_free(at_ref_buf *b)
+{
+    free(b->q), free(b->kt), free(b->v), free(b->va), free(b->s), free(b->w), free(b->e), free(b->o);
+    free(b->oa), free(b->prop), free(b->qa), free(b->kta), free(b->sa);
+}
+
+static bool at_ref_alloc(at_ref_buf *b, uint64_t d, uint64_t sk, uint64_t skp)
+{
+    size_t R = AT_REF_ROWS;
+    b->q = malloc(sizeof(double) * R * d), b->qa = malloc(sizeof(float) * R * d);
+    b->kt = calloc((size_t)(d * skp), sizeof(double)), b->kta = calloc((size_t)(d * skp), sizeof(float));
+    b->v = malloc(sizeof(double) * (size_t)(sk * d)), b->va = malloc(sizeof(double) * (size_t)(sk * d));
+    b->s = malloc(sizeof(double) * R * (size_t)skp), b->sa = malloc(sizeof(float) * R * (size_t)skp);
+    b->w = malloc(sizeof(double) * R * (size_t)sk), b->e = malloc(sizeof(double) * R * (size_t)sk);
+    b->o = malloc(sizeof(double) * R * d), b->oa = malloc(sizeof(double) * R * d);
+    b->prop = malloc(sizeof(double) * d);
+    b->bh = UINT64_MAX;
+    return b->q && b->qa && b->kt && b->kta && b->v && b->va && b->s && b->sa && b->w && b->e && b->o &&
+           b->oa && b->prop;
+}
+
+static void at_ref_block(void *user, uint64_t task, unsigned thread)
+{
+    at_ref *x = user;
+    at_ref_buf *b = &x->buf[thread];
+    const at_tiling *t = x->t;
+    uint64_t d = t->d, sk = t->sk, skp = x->skp, bh = task / x->nqb, i0 = task % x->nqb * AT_REF_ROWS;
+    uint64_t rows = t->sq - i0 < AT_REF_ROWS ? t->sq - i0 : AT_REF_ROWS, rows4 = (rows + 3) / 4 * 4;
+    double u = x->u, scale = x->scale, sc16 = x->sc16;
+    if (b->bh != bh) { /* K^T, V and |V| of this (b, h) */
+        b->bh = bh;
+        for (uint64_t j = 0; j < sk; j++) {
+            ref_load_row(x->kh, DV_DT_F16, (bh * sk + j) * d, d, b->prop);
+            for (uint64_t c = 0; c < d; c++) {
+                b->kt[c * skp + j] = b->prop[c];
+                b->kta[c * skp + j] = (float)fabs(b->prop[c]);
+            }
+        }
+        ref_load_row(x->vh, DV_DT_F16, bh * sk * d, sk * d, b->v);
+        for (uint64_t j = 0; j < sk * d; j++)
+            b->va[j] = fabs(b->v[j]);
+    }
+    ref_load_row(x->qh, DV_DT_F16, (bh * t->sq + i0) * d, rows * d, b->q);
+    memset(b->q + rows * d, 0, sizeof(double) * (size_t)((rows4 - rows) * d));
+    for (uint64_t j = 0; j < rows4 * d; j++)
+        b->qa[j] = (float)fabs(b->q[j]);
+    ref_dgemm(rows4, skp, d, b->q, b->kt, b->s, skp);
+    ref_sgemm(rows4, skp, d, b->qa, b->kta, b->sa, skp);
+    memset(b->w, 0, sizeof(double) * (size_t)(rows4 * sk));
+    memset(b->e, 0, sizeof(double) * (size_t)(rows4 * sk));
+    for (uint64_t r = 0; r < rows; r++) {
+        uint64_t i = i0 + r, nk = t->causal ? (i + 1 < sk ? i + 1 : sk) : sk;
+        const double *sr = b->s + r * skp;
+        double m = -INFINITY, z = 0;
+        for (uint64_t j = 0; j < nk; j++)
+            m = sr[j] > m ? sr[j] : m;
+        double *wr = b->w + r * sk, *er = b->e + r * sk;
+        for (uint64_t j = 0; j < nk; j++) {
+            double sj = sr[j], w = exp((sj - m) * scale), tj = (sj - m) * sc16;
+            wr[j] = w;
+            z += w;
+            er[j] = sc16 * (u * fabs(sj) + (double)d * ldexp(1, -24) * ref_abs_bound(b->sa[r * skp + j], d)) +
+                    sc16 * u * fabs(sj - m) + u * fabs(tj) + u + fabs(sj - m) * fabs(sc16 - scale);
+        }
+        for (uint64_t j = 0; j < nk; j++) {
+            wr[j] = wr[j] / z;
+            er[j] = wr[j] * er[j];
+        }
+    }
+    ref_dgemm(rows4, d, sk, b->w, b->v, b->o, d);
+    ref_dgemm(rows4, d, sk, b->w, b->va, b->oa, d);
+    for (uint64_t r = 0; r < rows; r++) {
+        uint64_t i = i0 + r, nk = t->causal ? (i + 1 < sk ? i + 1 : sk) : sk;
+        const double *ref = b->o + r * d, *er = b->e + r * sk;
+        double *prop = b->prop;
+        memset(prop, 0, sizeof(double) * (size_t)d);
+        for (uint64_t j = 0; j < nk; j++) {
+            const double *vr = b->v + j * d;
+            for (uint64_t c = 0; c < d; c++)
+                prop[c] += er[j] * fabs(vr[c] - ref[c]);
+        }
+        for (uint64_t c = 0; c < d; c++) {
+            double tol = 1.25 * (prop[c] + u * b->oa[r * d + c] + 2 * u * fabs(ref[c])) + ldexp(1, -24);
+            double got = dv_opr_load(x->o, DV_DT_F16, (bh * t->sq + i) * d + c);
+            dv_opr_compare_to(&b->chk, "o", bh * t->sq + i, c, got, ref[c], tol);
+        }
+    }
+}
+
+static dv_status check_fast(dv_opr_run *r, dv_error *err)
+{
+    at_state *s = r->state;
+    const at_tiling *t = &s->t;
+    at_ref *x = calloc(1, sizeof *x);
+    if (!x)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    *x = (at_ref){.t = t,
+                  .qh = r->t[s->q].host,
+                  .kh = r->t[s->k].host,
+                  .vh = r->t[s->v].host,
+                  .o = dv_opr_gm(r, s->o),
+                  .skp = (t->sk + 31) / 32 * 32,
+                  .nqb = (t->sq + AT_REF_ROWS - 1) / AT_REF_ROWS,
+                  .u = ldexp(1, -11),
+                  .scale = 1.0 / sqrt((double)t->d),
+                  .sc16 = dv_fp16_to_f32((uint16_t)t->sc16)};
+    snprintf(r->check.tolerance, sizeof r->check.tolerance,
+             "|o - ref| <= 1.25 (sum_j w_j e_j |v_j - o| + u sum_j w_j |v_j| + 2u |o|) + 2^-24, e_j the f16 "
+             "rounding of the exponent (see attention.c), ref in double");
+    uint64_t ntasks = t->b * t->h * x->nqb;
+    unsigned nt = ref_threads();
+    if (nt > ntasks)
+        nt = (unsigned)ntasks;
+    bool ok = true;
+    for (unsigned i = 0; i < nt && ok; i++)
+        ok = at_ref_alloc(&x->buf[i], t->d, t->sk, x->skp);
+    unsigned used = ok ? ref_parallel(ntasks, at_ref_block, x) : 0;
+    for (unsigned i = 0; i < nt; i++) {
+        dv_opr_check_merge(&r->check, &x->buf[i].chk);
+        at_ref_free(&x->buf[i]);
+    }
+    free(x);
+    if (!ok)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    snprintf(r->check.reference, sizeof r->check.reference, "%s, %u thread%s", ref_gemm_backend(), used,
+             used == 1 ? "" : "s");
+    return DV_OK;
+}
+
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    return r->plain_reference ? check_plain(r, err) : check_fast(r, err);
 }
 
 static void release(dv_opr_run *r)

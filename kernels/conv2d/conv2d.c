@@ -22,6 +22,7 @@
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
 #include "opcommon.h"
+#include "refgemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -239,13 +240,135 @@ static dv_status next_launch(dv_opr_run *r, unsigned i, dv_error *err)
  * a bias) products (the classical bound Kc 2^-24 sum |terms|), one f16
  * rounding of the result (u_f16 |pre-ReLU value|), and for the unfused
  * sequence the second f16 rounding of the bias add; ReLU adds no error. */
-static dv_status check(dv_opr_run *r, dv_error *err)
+/* The rule of both references for output (n, co, oh, ow) from its exact
+ * sum and sum|x w|: the expected value and the allowed error. */
+typedef struct cv_rule {
+    const cv_state *s;
+    const uint8_t *bh; /* the bias snapshot, or NULL */
+    double u, acc;
+} cv_rule;
+
+static cv_rule rule_of(dv_opr_run *r)
+{
+    const cv_state *s = r->state;
+    const cv_tiling *t = &s->t;
+    bool with_bias = t->bias || s->unfused;
+    double u = dv_opr_unit_roundoff(DV_DT_F16), kc = (double)(t->c1 * 16 * t->kk + (with_bias ? 1 : 0));
+    snprintf(r->check.tolerance, sizeof r->check.tolerance,
+             "|y - ref| <= u_f16 (|conv|%s) + Kc 2^-24 sum|x w| (f32 accumulation, Kc = 16 C1 KH KW%s), "
+             "ref in double",
+             s->unfused  ? " + |conv + b|"
+             : with_bias ? " + b"
+                         : "",
+             with_bias ? " + 1" : "");
+    return (cv_rule){.s = s,
+                     .bh = with_bias ? r->t[s->bias].host : NULL,
+                     .u = u,
+                     .acc = (1 + u) * (1 + u) * kc * ldexp(1, -24)};
+}
+
+static void expect(const cv_rule *ru, uint64_t co, double sum, double sabs, double *want, double *tol)
+{
+    double u = ru->u;
+    *want = sum;
+    *tol = ru->acc * sabs + opc_tiny(DV_DT_F16);
+    if (ru->bh) {
+        double b = dv_opr_load(ru->bh, DV_DT_F16, co);
+        *want = sum + b;
+        *tol += u * fabs(*want) + (ru->s->unfused ? u * fabs(sum) : ru->acc * fabs(b));
+        *want = *want > 0 ? *want : 0;
+    } else {
+        *tol += u * fabs(sum);
+    }
+}
+
+/* The fast reference (refgemm.h): the convolution as a GEMM, rows the
+ * output positions (n, oh, ow), columns the output channels, K the
+ * (ci, kh, kw) of the window (im2col rows, zeros where it pads). */
+typedef struct cv_ref {
+    cv_rule ru;
+    const uint8_t *xh, *wh, *y;
+} cv_ref;
+
+static void ref_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
+{
+    const cv_ref *x = user;
+    const cv_tiling *t = &x->ru.s->t;
+    uint64_t c = x->ru.s->p.c, kk = t->kk, k = c * kk;
+    const float *tab = dv_fp16_table();
+    for (uint64_t r = 0; r < rows; r++) {
+        uint64_t i = i0 + r, ow = i % t->ow, oh = i / t->ow % t->oh, n = i / t->ow / t->oh;
+        double *row = dst + r * k;
+        for (uint64_t kh = 0; kh < t->kh; kh++) {
+            int64_t ih = (int64_t)(oh * t->sh + kh * t->dh) - (int64_t)t->ph;
+            for (uint64_t kw = 0; kw < t->kw; kw++) {
+                int64_t iw = (int64_t)(ow * t->sw + kw * t->dw) - (int64_t)t->pw;
+                bool in = ih >= 0 && ih < (int64_t)t->h && iw >= 0 && iw < (int64_t)t->w;
+                for (uint64_t ci = 0; ci < c; ci++) {
+                    uint16_t h = 0;
+                    if (in)
+                        memcpy(&h, x->xh + 2 * x_at(t, n, ci, (uint64_t)ih, (uint64_t)iw), 2);
+                    row[ci * kk + kh * t->kw + kw] = in ? tab[h] : 0.0;
+                }
+            }
+        }
+    }
+}
+
+static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
+{
+    const cv_ref *x = user;
+    const cv_tiling *t = &x->ru.s->t;
+    uint64_t c = x->ru.s->p.c, kk = t->kk;
+    for (uint64_t ci = 0; ci < c; ci++)
+        for (uint64_t k = 0; k < kk; k++)
+            for (uint64_t cc = 0; cc < cols; cc++)
+                dst[(ci * kk + k) * ld + cc] =
+                    dv_opr_load(x->wh, DV_DT_F16, w_at(t, j0 + cc, ci, k / t->kw, k % t->kw));
+}
+
+static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
+                      uint64_t cols, const double *c, const float *sabs, uint64_t ld)
+{
+    const cv_ref *x = user;
+    const cv_tiling *t = &x->ru.s->t;
+    uint64_t k = x->ru.s->p.c * t->kk;
+    for (uint64_t r = 0; r < rows; r++) {
+        uint64_t i = i0 + r, ow = i % t->ow, oh = i / t->ow % t->oh, n = i / t->ow / t->oh;
+        for (uint64_t cc = 0; cc < cols; cc++) {
+            uint64_t co = j0 + cc;
+            double want, tol;
+            expect(&x->ru, co, c[r * ld + cc], ref_abs_bound(sabs[r * ld + cc], k), &want, &tol);
+            double got = dv_opr_load(x->y, DV_DT_F16, y_at(t, n, co, oh, ow));
+            /* the plain reference's (row, col): its order of comparison */
+            dv_opr_compare_to(chk, "y", (n * t->co + co) * t->oh + oh, ow, got, want, tol);
+        }
+    }
+}
+
+static dv_status check_fast(dv_opr_run *r, dv_error *err)
+{
+    const cv_state *s = r->state;
+    const cv_tiling *t = &s->t;
+    cv_ref x = {.ru = rule_of(r), .xh = r->t[s->x].host, .wh = r->t[s->w].host, .y = dv_opr_gm(r, s->y)};
+    ref_gemm g = {.m = t->n * t->oh * t->ow,
+                  .n = t->co,
+                  .k = s->p.c * t->kk,
+                  .load_a = ref_load_a,
+                  .load_b = ref_load_b,
+                  .visit = ref_visit,
+                  .user = &x,
+                  .abs = true};
+    return ref_gemm_check(r, &g, err);
+}
+
+/* The plain reference: loops in double, sum|x w| exact. */
+static dv_status check_plain(dv_opr_run *r, dv_error *err)
 {
     cv_state *s = r->state;
     const cv_tiling *t = &s->t;
     const cv_problem *p = &s->p;
-    bool with_bias = t->bias || s->unfused;
-    const uint8_t *xh = r->t[s->x].host, *wh = r->t[s->w].host, *bh = with_bias ? r->t[s->bias].host : NULL;
+    const uint8_t *xh = r->t[s->x].host, *wh = r->t[s->w].host;
     const uint8_t *y = dv_opr_gm(r, s->y);
     uint64_t c = p->c, kk = t->kk;
     double *wd = malloc(sizeof(double) * (size_t)(t->co * c * kk));
@@ -260,15 +383,7 @@ static dv_status check(dv_opr_run *r, dv_error *err)
             for (uint64_t k = 0; k < kk; k++)
                 wd[(co * c + ci) * kk + k] =
                     dv_opr_load(wh, DV_DT_F16, w_at(t, co, ci, k / t->kw, k % t->kw));
-    double u = dv_opr_unit_roundoff(DV_DT_F16), kc = (double)(t->c1 * 16 * kk + (with_bias ? 1 : 0));
-    double acc = (1 + u) * (1 + u) * kc * ldexp(1, -24);
-    snprintf(r->check.tolerance, sizeof r->check.tolerance,
-             "|y - ref| <= u_f16 (|conv|%s) + Kc 2^-24 sum|x w| (f32 accumulation, Kc = 16 C1 KH KW%s), "
-             "ref in double",
-             s->unfused  ? " + |conv + b|"
-             : with_bias ? " + b"
-                         : "",
-             with_bias ? " + 1" : "");
+    cv_rule ru = rule_of(r);
     for (uint64_t n = 0; n < t->n; n++) {
         for (uint64_t ci = 0; ci < c; ci++)
             for (uint64_t h = 0; h < t->h; h++)
@@ -295,15 +410,8 @@ static dv_status check(dv_opr_run *r, dv_error *err)
                             }
                         }
                     }
-                    double want = sum, tol = acc * sabs + opc_tiny(DV_DT_F16);
-                    if (with_bias) {
-                        double b = dv_opr_load(bh, DV_DT_F16, co);
-                        want = sum + b;
-                        tol += u * fabs(want) + (s->unfused ? u * fabs(sum) : acc * fabs(b));
-                        want = want > 0 ? want : 0;
-                    } else {
-                        tol += u * fabs(sum);
-                    }
+                    double want, tol;
+                    expect(&ru, co, sum, sabs, &want, &tol);
                     double got = dv_opr_load(y, DV_DT_F16, y_at(t, n, co, oh, ow));
                     dv_opr_compare(r, "y", (n * t->co + co) * t->oh + oh, ow, got, want, tol);
                 }
@@ -311,6 +419,11 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     free(wd);
     free(xd);
     return DV_OK;
+}
+
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    return r->plain_reference ? check_plain(r, err) : check_fast(r, err);
 }
 
 static void release(dv_opr_run *r)

@@ -10,6 +10,7 @@
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
 #include "opcommon.h"
+#include "refgemm.h"
 #include "tiling.h"
 
 #include <math.h>
@@ -158,7 +159,122 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     return DV_OK;
 }
 
-static dv_status check(dv_opr_run *r, dv_error *err)
+/* The tolerance rule in words (both references). */
+static void describe_tolerance(dv_opr_run *r, const mm_problem *p)
+{
+    if (p->dt == 2)
+        snprintf(r->check.tolerance, sizeof r->check.tolerance, "%s",
+                 p->out == MM_OUT_REQ
+                     ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
+                     : "exact s32 sum, dequant within u_f16 |c|");
+    else
+        snprintf(r->check.tolerance, sizeof r->check.tolerance,
+                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
+}
+
+/* The expected value of c[i][j] from its exact sum (and sum|a b| for
+ * float inputs) and the allowed error: the one rule of both references. */
+static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, double sum, double sabs,
+                   double *want, double *tol)
+{
+    const mm_problem *p = &s->p;
+    dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
+    double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
+    if (p->dt != 2) {
+        *want = sum;
+        *tol = u_out * fabs(sum) + (1 + u_out) * (double)p->k * u_acc * sabs + opc_tiny(outt);
+        return;
+    }
+    double scale = s->scale;
+    if (p->out == MM_OUT_VDEQ) {
+        float f;
+        memcpy(&f, tab->host + 8 * j, 4);
+        scale = f;
+    }
+    double v = (double)(int32_t)(int64_t)sum * scale;
+    if (p->out == MM_OUT_REQ) {
+        double w = nearbyint(v) + REQ_OFFSET;
+        *want = w > 127 ? 127 : w < -128 ? -128 : w;
+        *tol = 1;
+    } else {
+        *want = v;
+        *tol = u_out * fabs(v) + opc_tiny(outt);
+    }
+}
+
+/* The fast reference (refgemm.h): A and B as doubles by panels. */
+typedef struct mm_ref {
+    const mm_state *s;
+    const uint8_t *a, *b, *c;
+    const dv_opr_tensor *tab;
+    dv_dtype in, outt;
+} mm_ref;
+
+static void ref_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
+{
+    const mm_ref *x = user;
+    uint64_t k = x->s->p.k;
+    ref_load_row(x->a, x->in, i0 * k, rows * k, dst);
+}
+
+static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
+{
+    const mm_ref *x = user;
+    uint64_t k = x->s->p.k, n = x->s->p.n;
+    if (x->in != DV_DT_S8) {
+        for (uint64_t kk = 0; kk < k; kk++)
+            ref_load_row(x->b, x->in, kk * n + j0, cols, dst + kk * ld);
+        return;
+    }
+    for (uint64_t c = 0; c < cols; c++) /* B^T [N, K] */
+        for (uint64_t kk = 0; kk < k; kk++)
+            dst[kk * ld + c] = (int8_t)x->b[(j0 + c) * k + kk];
+}
+
+static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
+                      uint64_t cols, const double *c, const float *sabs, uint64_t ld)
+{
+    const mm_ref *x = user;
+    uint64_t ldc = x->s->t.ldc, k = x->s->p.k;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t cc = 0; cc < cols; cc++) {
+            double want, tol;
+            expect(x->s, x->tab, j0 + cc, c[r * ld + cc], sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0,
+                   &want, &tol);
+            double got = dv_opr_load(x->c, x->outt, (i0 + r) * ldc + j0 + cc);
+            dv_opr_compare_to(chk, "c", i0 + r, j0 + cc, got, want, tol);
+        }
+}
+
+static dv_status check_fast(dv_opr_run *r, dv_error *err)
+{
+    const mm_state *s = r->state;
+    const mm_problem *p = &s->p;
+    mm_ref x = {.s = s,
+                .a = dv_opr_tensor_find(r, "a")->host,
+                .b = dv_opr_tensor_find(r, "b")->host,
+                .c = dv_opr_gm(r, 2),
+                .tab = dv_opr_tensor_find(r, "scales"),
+                .in = p->dt == 0   ? DV_DT_F16
+                      : p->dt == 1 ? DV_DT_BF16
+                                   : DV_DT_S8,
+                .outt = p->out == MM_OUT_F32   ? DV_DT_F32
+                        : p->out == MM_OUT_REQ ? DV_DT_S8
+                                               : DV_DT_F16};
+    describe_tolerance(r, p);
+    ref_gemm g = {.m = p->m,
+                  .n = p->n,
+                  .k = p->k,
+                  .load_a = ref_load_a,
+                  .load_b = ref_load_b,
+                  .visit = ref_visit,
+                  .user = &x,
+                  .abs = p->dt != 2};
+    return ref_gemm_check(r, &g, err);
+}
+
+/* The plain reference: a triple loop in double, sum|a b| exact. */
+static dv_status check_plain(dv_opr_run *r, dv_error *err)
 {
     mm_state *s = r->state;
     const mm_problem *p = &s->p;
@@ -179,15 +295,7 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     for (uint64_t j = 0; j < n; j++)
         for (uint64_t kk = 0; kk < k; kk++)
             bt[j * k + kk] = dv_opr_load(b, in, in == DV_DT_S8 ? j * k + kk : kk * n + j);
-    double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
-    if (in == DV_DT_S8)
-        snprintf(r->check.tolerance, sizeof r->check.tolerance, "%s",
-                 p->out == MM_OUT_REQ
-                     ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
-                     : "exact s32 sum, dequant within u_f16 |c|");
-    else
-        snprintf(r->check.tolerance, sizeof r->check.tolerance,
-                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
+    describe_tolerance(r, p);
     for (uint64_t i = 0; i < m; i++) {
         for (uint64_t kk = 0; kk < k; kk++)
             ar[kk] = dv_opr_load(a, in, i * k + kk);
@@ -199,32 +307,18 @@ static dv_status check(dv_opr_run *r, dv_error *err)
                 sabs += fabs(ar[kk] * bc[kk]);
             }
             double got = dv_opr_load(c, outt, i * t->ldc + j), want, tol;
-            if (in != DV_DT_S8) {
-                want = sum;
-                tol = u_out * fabs(sum) + (1 + u_out) * (double)k * u_acc * sabs + opc_tiny(outt);
-            } else {
-                double scale = s->scale;
-                if (p->out == MM_OUT_VDEQ) {
-                    float f;
-                    memcpy(&f, tab->host + 8 * j, 4);
-                    scale = f;
-                }
-                double v = (double)(int32_t)(int64_t)sum * scale;
-                if (p->out == MM_OUT_REQ) {
-                    want = nearbyint(v) + REQ_OFFSET;
-                    want = want > 127 ? 127 : want < -128 ? -128 : want;
-                    tol = 1;
-                } else {
-                    want = v;
-                    tol = u_out * fabs(v) + opc_tiny(outt);
-                }
-            }
+            expect(s, tab, j, sum, sabs, &want, &tol);
             dv_opr_compare(r, "c", i, j, got, want, tol);
         }
     }
     free(bt);
     free(ar);
     return DV_OK;
+}
+
+static dv_status check(dv_opr_run *r, dv_error *err)
+{
+    return r->plain_reference ? check_plain(r, err) : check_fast(r, err);
 }
 
 static void release(dv_opr_run *r)

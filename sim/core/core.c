@@ -172,8 +172,10 @@ void dv_core_destroy(dv_core *c)
     for (int i = 0; i < DV_MEM_KIND_COUNT; i++)
         dv_mem_free(&c->mem[i]);
     dv_mem_free(&c->sdata);
-    free(c->text);
-    free(c->text_ok);
+    if (!c->text_shared) {
+        free(c->text);
+        free(c->text_ok);
+    }
     dv_unit_ctx_free(&c->ctx);
 }
 

@@ -118,24 +118,60 @@ static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uin
     o->esize = esize;
     o->nblk = lanes * esize / VEC_BLOCK;
     memset(o->blk_active, 0, sizeof o->blk_active);
-    for (unsigned i = 0; i < lanes; i++)
-        if (active[i])
-            o->blk_active[i / (VEC_BLOCK / esize)] = true;
+    /* block by block, 8 lanes at a time (a division per lane was most of a
+     * timing-only run); a block holds 8, 16 or 32 lanes */
+    unsigned per = VEC_BLOCK / esize;
+    for (unsigned b = 0, i = 0; b < VEC_MAX_BLOCKS && i < lanes; b++) {
+        uint64_t any = 0;
+        if (per % 8 == 0 && i + per <= lanes)
+            for (unsigned j = 0; j < per; j += 8) {
+                uint64_t w;
+                memcpy(&w, active + i + j, 8);
+                any |= w;
+            }
+        else
+            for (unsigned j = 0; j < per && i + j < lanes; j++)
+                any |= active[i + j];
+        i += per;
+        o->blk_active[b] = any != 0;
+    }
 }
 
 static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
 {
     d->nactive = 0;
-    for (unsigned i = 0; i < d->lanes; i++) {
-        bool a;
-        if (d->op == DV_OP_VTRANS)
-            a = true;
-        else if (v->mode == DV_MASK_COUNT_MODE)
-            a = i < v->mask_lo;
-        else
-            a = (i < 64 ? v->mask_lo >> i : v->mask_hi >> (i - 64)) & 1;
-        d->active[i] = a;
-        d->nactive += a;
+    /* one loop per mode, the count from the mask (a test of the mode per
+     * lane cost more than the lane) */
+    unsigned n = d->lanes;
+    if (d->op == DV_OP_VTRANS) {
+        memset(d->active, 1, n);
+        d->nactive = n;
+    } else if (v->mode == DV_MASK_COUNT_MODE) {
+        for (unsigned i = 0; i < n; i++)
+            d->active[i] = i < v->mask_lo;
+        d->nactive = v->mask_lo < n ? (unsigned)v->mask_lo : n;
+    } else {
+        unsigned lo = n < 64 ? n : 64;
+        uint64_t mask_lo = v->mask_lo, mask_hi = v->mask_hi;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* 8 lanes at a time: the byte replicated, bit j kept in byte j, made 0 or 1 */
+        for (unsigned i = 0; i + 8 <= n; i += 8) {
+            uint64_t byte = ((i < 64 ? mask_lo >> i : mask_hi >> (i - 64)) & 0xff) * 0x0101010101010101ull;
+            uint64_t bits = byte & 0x8040201008040201ull;
+            uint64_t lanes = ((bits + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+            memcpy(&d->active[i], &lanes, 8);
+        }
+        for (unsigned i = n / 8 * 8; i < n; i++)
+            d->active[i] = ((i < 64 ? mask_lo >> i : mask_hi >> (i - 64)) & 1) != 0;
+#else
+        for (unsigned i = 0; i < lo; i++)
+            d->active[i] = ((mask_lo >> i) & 1) != 0;
+        for (unsigned i = lo; i < n; i++)
+            d->active[i] = ((mask_hi >> (i - 64)) & 1) != 0;
+#endif
+        uint64_t mlo = lo == 64 ? v->mask_lo : v->mask_lo & ((1ull << lo) - 1);
+        uint64_t mhi = n <= 64 ? 0 : n - 64 == 64 ? v->mask_hi : v->mask_hi & ((1ull << (n - 64)) - 1);
+        d->nactive = (unsigned)(__builtin_popcountll(mlo) + __builtin_popcountll(mhi));
     }
 }
 
@@ -249,9 +285,37 @@ static bool block_addr(const vec_opnd *o, unsigned r, unsigned b, uint64_t *addr
     return *addr >= o->base;
 }
 
+/* True when every active block of every repeat is aligned and inside UB,
+ * known from the lowest and highest of them: the addresses grow with the
+ * repeat and the block (unsigned strides), and they are all aligned when
+ * the base and both strides are.  False: look block by block (and find the
+ * first fault). */
+static bool opnd_surely_inside(const dv_mem *ub, const vec_opnd *o, unsigned repeats, uint64_t align)
+{
+    if (!align)
+        align = ub->align;
+    unsigned lo = VEC_MAX_BLOCKS, hi = 0;
+    for (unsigned b = 0; b < o->nblk; b++)
+        if (o->blk_active[b]) {
+            lo = b < lo ? b : lo;
+            hi = b;
+        }
+    if (lo == VEC_MAX_BLOCKS || !repeats)
+        return true; /* no block to check */
+    if (!ub->bytes || !align || o->base % align || (uint64_t)o->rep * VEC_BLOCK % align ||
+        (uint64_t)o->blk * VEC_BLOCK % align)
+        return false;
+    /* at most (255 + 8) 2^32 32 bytes: no wrap of the offset */
+    uint64_t top = ((uint64_t)(repeats - 1) * o->rep + (uint64_t)hi * o->blk) * VEC_BLOCK;
+    if (top > UINT64_MAX - o->base)
+        return false;
+    top += o->base;
+    return top <= ub->size && VEC_BLOCK <= ub->size - top;
+}
+
 static bool check_opnd(dv_unit_ctx *c, const vec_opnd *o, unsigned repeats)
 {
-    if (!o->used)
+    if (!o->used || opnd_surely_inside(&c->mem[DV_MEM_UB], o, repeats, c->cfg->align_ub))
         return true;
     for (unsigned r = 0; r < repeats; r++)
         for (unsigned b = 0; b < o->nblk; b++) {
@@ -433,6 +497,128 @@ static void set_written(const dv_chip_config *cfg, dv_vec_state *v, const vec_de
     v->wrote_hi = hi;
 }
 
+/* The UB bank-conflict cycles of an instruction's repeats beyond the slope,
+ * and how many of them the group ports and the banks cost. */
+typedef struct ub_conflicts {
+    uint64_t extra, group, bank;
+} ub_conflicts;
+
+static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
+{
+    ub_conflicts x = {0, 0, 0};
+    bool periodic = shift_invariant(d, g);
+    dv_ub_repeat_cost first = {0, 0, 0};
+    for (unsigned r = 0; r < d->repeats; r++) {
+        if (periodic && r >= 2) { /* the same cost as repeat 1, for every later repeat */
+            uint64_t left = d->repeats - r;
+            if (first.cycles > slope) {
+                uint64_t extra = first.cycles - slope;
+                uint64_t grp = first.group_extra < extra ? first.group_extra : extra;
+                x.extra += extra * left;
+                x.group += grp * left;
+                x.bank += (extra - grp) * left;
+            }
+            break;
+        }
+        uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
+        unsigned nr = opnd_blocks(&d->src0, r, reads, 0);
+        nr = opnd_blocks(&d->src1, r, reads, nr);
+        nr = extent_block(&d->xsrc, r, reads, nr);
+        unsigned nw = 0;
+        if (r > 0) {
+            nw = opnd_blocks(&d->dst, r - 1, writes, 0);
+            nw = extent_block(&d->xdst, r - 1, writes, nw);
+        }
+        dv_ub_repeat_cost rc = dv_ub_repeat(g, reads, nr, writes, nw);
+        if (r == 1)
+            first = rc;
+        if (rc.cycles > slope) {
+            uint64_t extra = rc.cycles - slope;
+            uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
+            x.extra += extra;
+            x.group += grp;
+            x.bank += extra - grp;
+        }
+    }
+    return x;
+}
+
+/* The cost depends on the operands' strides, blocks, repeats and on where
+ * their rows fall relative to one another and to the banks: on the first
+ * operand's base modulo banks x row bytes x 32 and on every other base's
+ * distance from it, not on the bases themselves (rows shifted by a multiple
+ * of the banks hit the same banks and groups, equal rows stay equal).  A
+ * kernel issues the same shapes over and over on other tiles: the cost of
+ * each shape is kept, per host thread, in a small direct-mapped table, and
+ * is exactly what ub_conflicts_direct computes. */
+typedef struct conflict_key {
+    uint64_t anchor_mod, slope;
+    int64_t diff[5]; /* the bases of dst, src0, src1, xdst, xsrc minus the anchor */
+    uint64_t step[2];
+    uint32_t rep[3], blk[3], nblk[3], repeats, banks, groups, row;
+    uint8_t used[5], active[3];
+} conflict_key;
+
+enum { CONFLICT_SLOTS = 256 };
+typedef struct conflict_slot {
+    bool valid;
+    conflict_key key;
+    ub_conflicts cost;
+} conflict_slot;
+static _Thread_local conflict_slot conflict_cache[CONFLICT_SLOTS];
+
+static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
+{
+    const vec_opnd *ops[3] = {&d->dst, &d->src0, &d->src1};
+    const vec_extent *xs[2] = {&d->xdst, &d->xsrc};
+    conflict_key k;
+    memset(&k, 0, sizeof k); /* the padding too: the key is compared as bytes */
+    uint64_t base[5] = {ops[0]->base, ops[1]->base, ops[2]->base, xs[0]->base, xs[1]->base}, anchor = 0;
+    bool have = false;
+    for (unsigned i = 0; i < 5; i++) {
+        k.used[i] = i < 3 ? ops[i]->used : xs[i - 3]->used;
+        if (!k.used[i])
+            continue;
+        if (!have)
+            anchor = base[i], have = true;
+        /* a base near the top of the address space may wrap: no shortcut */
+        if (base[i] > (UINT64_MAX >> 2) || anchor > (UINT64_MAX >> 2))
+            return ub_conflicts_direct(d, g, slope);
+        k.diff[i] = (int64_t)base[i] - (int64_t)anchor;
+    }
+    /* a multiple of the banks' rows and of the 32-byte blocks extents round to */
+    uint64_t span = (uint64_t)g->banks * g->row_bytes * VEC_BLOCK;
+    if (!have || !span)
+        return ub_conflicts_direct(d, g, slope);
+    k.anchor_mod = anchor % span;
+    k.slope = slope;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!ops[i]->used)
+            continue;
+        k.rep[i] = ops[i]->rep, k.blk[i] = ops[i]->blk, k.nblk[i] = ops[i]->nblk;
+        for (unsigned b = 0; b < VEC_MAX_BLOCKS; b++)
+            k.active[i] |= (uint8_t)(ops[i]->blk_active[b] << b);
+    }
+    k.step[0] = xs[0]->used ? xs[0]->step : 0, k.step[1] = xs[1]->used ? xs[1]->step : 0;
+    k.repeats = d->repeats, k.banks = g->banks, k.groups = g->groups, k.row = g->row_bytes;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, by 8-byte words */
+    const unsigned char *p = (const unsigned char *)&k;
+    for (size_t i = 0; i + 8 <= sizeof k; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (size_t i = sizeof k / 8 * 8; i < sizeof k; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    conflict_slot *slot = &conflict_cache[(h ^ (h >> 32)) % CONFLICT_SLOTS];
+    if (slot->valid && memcmp(&slot->key, &k, sizeof k) == 0)
+        return slot->cost;
+    slot->valid = true;
+    memcpy(&slot->key, &k, sizeof k);
+    slot->cost = ub_conflicts_direct(d, g, slope);
+    return slot->cost;
+}
+
 uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
 {
     const dv_chip_config *cfg = c->cfg;
@@ -467,40 +653,10 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
         cycles += cfg->vec_count_extra;
 
     dv_ub_geom g = {(uint32_t)cfg->ub_banks, (uint32_t)cfg->ub_bank_groups, (uint32_t)cfg->ub_row_bytes};
-    bool periodic = shift_invariant(&d, &g);
-    dv_ub_repeat_cost first = {0, 0, 0};
-    for (unsigned r = 0; r < d.repeats; r++) {
-        if (periodic && r >= 2) { /* the same cost as repeat 1, for every later repeat */
-            uint64_t left = d.repeats - r;
-            if (first.cycles > slope) {
-                uint64_t extra = first.cycles - slope;
-                uint64_t grp = first.group_extra < extra ? first.group_extra : extra;
-                cycles += extra * left;
-                st->ub_group_conflict_cycles += grp * left;
-                st->ub_bank_conflict_cycles += (extra - grp) * left;
-            }
-            break;
-        }
-        uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
-        unsigned nr = opnd_blocks(&d.src0, r, reads, 0);
-        nr = opnd_blocks(&d.src1, r, reads, nr);
-        nr = extent_block(&d.xsrc, r, reads, nr);
-        unsigned nw = 0;
-        if (r > 0) {
-            nw = opnd_blocks(&d.dst, r - 1, writes, 0);
-            nw = extent_block(&d.xdst, r - 1, writes, nw);
-        }
-        dv_ub_repeat_cost rc = dv_ub_repeat(&g, reads, nr, writes, nw);
-        if (r == 1)
-            first = rc;
-        if (rc.cycles > slope) {
-            uint64_t extra = rc.cycles - slope;
-            uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
-            cycles += extra;
-            st->ub_group_conflict_cycles += grp;
-            st->ub_bank_conflict_cycles += extra - grp;
-        }
-    }
+    ub_conflicts x = ub_conflicts_cached(&d, &g, slope);
+    cycles += x.extra;
+    st->ub_group_conflict_cycles += x.group;
+    st->ub_bank_conflict_cycles += x.bank;
     st->repeats = d.repeats;
     st->elem_ops = (uint64_t)d.nactive * d.repeats;
     /* streaming behind another op, an op still holds the pipe for the issue interval */

@@ -1,0 +1,405 @@
+/* refgemm.c - the reference checks' matrix products (refgemm.h).
+ *
+ * B is taken a panel of columns at a time (doubles, and |B| in float),
+ * shared by the threads; each thread takes panels of A's rows, multiplies
+ * them with the B panel and hands the block to the caller's visit().  The
+ * panel sizes do not depend on the threads, so neither does any sum. */
+#include "refgemm.h"
+
+#include "dv_fp.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    ROWS = 256,     /* rows of A per task */
+    KC = 256,       /* K per pass of the C kernels: a 16-column strip of B stays in L1 */
+    COL_ALIGN = 32, /* B panels are padded to this many columns (the float kernel's strip) */
+    MAX_THREADS = 64,
+};
+/* B panel size: at most this many doubles (16 MiB), at least 256 columns. */
+static const uint64_t PANEL_DOUBLES = 2u << 20;
+
+static atomic_uint threads_setting;
+
+void ref_set_threads(unsigned n)
+{
+    atomic_store(&threads_setting, n);
+}
+
+unsigned ref_threads(void)
+{
+    unsigned n = atomic_load(&threads_setting);
+    if (n == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (unsigned)c : 1;
+    }
+    return n > MAX_THREADS ? MAX_THREADS : n;
+}
+
+/* OpenBLAS, when libopenblas.so.0 is installed (libopenblas-dev; no build
+ * dependency): loaded on first use with OPENBLAS_NUM_THREADS=1, so that it
+ * starts no threads of its own (its pthread build's idle threads spin for
+ * about 0.1 s each) - the tasks here are the threads. */
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int,
+                         double, double *, int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
+                         float *, int);
+enum { ROW_MAJOR = 101, NO_TRANS = 111 }; /* cblas.h's CblasRowMajor, CblasNoTrans */
+static dgemm_fn blas_dgemm;
+static sgemm_fn blas_sgemm;
+static char blas_name[96];
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static atomic_bool blas_off;
+
+static void load_blas(void)
+{
+    snprintf(blas_name, sizeof blas_name, "C with vector types, 4x16 doubles / 4x32 floats register blocks");
+    const char *no = getenv("DVSIM_NO_OPENBLAS");
+    if (no && *no && strcmp(no, "0") != 0)
+        return;
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    dgemm_fn d = (dgemm_fn)(uintptr_t)dlsym(h, "cblas_dgemm");
+    sgemm_fn f = (sgemm_fn)(uintptr_t)dlsym(h, "cblas_sgemm");
+    if (!d || !f) {
+        dlclose(h);
+        return;
+    }
+    blas_dgemm = d;
+    blas_sgemm = f;
+    snprintf(blas_name, sizeof blas_name, "OpenBLAS cblas_dgemm/cblas_sgemm");
+}
+
+static bool use_blas(void)
+{
+    pthread_once(&blas_once, load_blas);
+    return blas_dgemm && !atomic_load(&blas_off);
+}
+
+void ref_gemm_use_blas(bool on)
+{
+    atomic_store(&blas_off, !on);
+}
+
+const char *ref_gemm_backend(void)
+{
+    return use_blas() ? blas_name : "C with vector types, 4x16 doubles / 4x32 floats register blocks";
+}
+
+void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t count, double *dst)
+{
+    uint16_t h;
+    switch (dt) {
+    case DV_DT_F16: {
+        const float *tab = dv_fp16_table();
+        for (uint64_t i = 0; i < count; i++) {
+            memcpy(&h, base + 2 * (first + i), 2);
+            dst[i] = tab[h];
+        }
+        break;
+    }
+    case DV_DT_BF16:
+        for (uint64_t i = 0; i < count; i++) {
+            memcpy(&h, base + 2 * (first + i), 2);
+            dst[i] = dv_f32_from_bits((uint32_t)h << 16);
+        }
+        break;
+    case DV_DT_S8:
+        for (uint64_t i = 0; i < count; i++)
+            dst[i] = (int8_t)base[first + i];
+        break;
+    default:
+        for (uint64_t i = 0; i < count; i++)
+            dst[i] = dv_opr_load(base, dt, first + i);
+        break;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MULTI_TARGET
+#endif
+
+typedef double v8d __attribute__((vector_size(64)));
+typedef float v16f __attribute__((vector_size(64)));
+
+/* C[rows x cols] = A[rows x k] B[k x cols]; rows a multiple of 4, cols of
+ * 16, lda = k, ldb = ldc.  Each element's sum runs over increasing k (no
+ * contraction: ISO C), whatever the target. */
+MULTI_TARGET static void dgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const double *a, const double *b,
+                                 double *c, uint64_t ld)
+{
+    for (uint64_t k0 = 0; k0 < k; k0 += KC) {
+        uint64_t k1 = k0 + KC < k ? k0 + KC : k;
+        for (uint64_t j = 0; j < cols; j += 16)
+            for (uint64_t i = 0; i < rows; i += 4) {
+                v8d acc[4][2];
+                for (unsigned r = 0; r < 4; r++)
+                    for (unsigned h = 0; h < 2; h++) {
+                        if (k0)
+                            memcpy(&acc[r][h], c + (i + r) * ld + j + 8 * h, sizeof(v8d));
+                        else
+                            acc[r][h] = (v8d){0};
+                    }
+                const double *ar = a + i * k;
+                for (uint64_t kk = k0; kk < k1; kk++) {
+                    v8d b0, b1;
+                    memcpy(&b0, b + kk * ld + j, sizeof b0);
+                    memcpy(&b1, b + kk * ld + j + 8, sizeof b1);
+                    for (unsigned r = 0; r < 4; r++) {
+                        double x = ar[r * k + kk];
+                        acc[r][0] += x * b0;
+                        acc[r][1] += x * b1;
+                    }
+                }
+                for (unsigned r = 0; r < 4; r++)
+                    for (unsigned h = 0; h < 2; h++)
+                        memcpy(c + (i + r) * ld + j + 8 * h, &acc[r][h], sizeof(v8d));
+            }
+    }
+}
+
+/* The same in float, 32-column strips (cols a multiple of 32). */
+MULTI_TARGET static void sgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const float *a, const float *b,
+                                 float *c, uint64_t ld)
+{
+    for (uint64_t k0 = 0; k0 < k; k0 += KC) {
+        uint64_t k1 = k0 + KC < k ? k0 + KC : k;
+        for (uint64_t j = 0; j < cols; j += 32)
+            for (uint64_t i = 0; i < rows; i += 4) {
+                v16f acc[4][2];
+                for (unsigned r = 0; r < 4; r++)
+                    for (unsigned h = 0; h < 2; h++) {
+                        if (k0)
+                            memcpy(&acc[r][h], c + (i + r) * ld + j + 16 * h, sizeof(v16f));
+                        else
+                            acc[r][h] = (v16f){0};
+                    }
+                const float *ar = a + i * k;
+                for (uint64_t kk = k0; kk < k1; kk++) {
+                    v16f b0, b1;
+                    memcpy(&b0, b + kk * ld + j, sizeof b0);
+                    memcpy(&b1, b + kk * ld + j + 16, sizeof b1);
+                    for (unsigned r = 0; r < 4; r++) {
+                        float x = ar[r * k + kk];
+                        acc[r][0] += x * b0;
+                        acc[r][1] += x * b1;
+                    }
+                }
+                for (unsigned r = 0; r < 4; r++)
+                    for (unsigned h = 0; h < 2; h++)
+                        memcpy(c + (i + r) * ld + j + 16 * h, &acc[r][h], sizeof(v16f));
+            }
+    }
+}
+
+static void dgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const double *a, const double *b,
+                  double *c, uint64_t ld)
+{
+    if (blas)
+        blas_dgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)rows, (int)cols, (int)k, 1.0, a, (int)k, b, (int)ld,
+                   0.0, c, (int)ld);
+    else
+        dgemm_c(rows, cols, k, a, b, c, ld);
+}
+
+static void sgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const float *a, const float *b,
+                  float *c, uint64_t ld)
+{
+    if (blas)
+        blas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)rows, (int)cols, (int)k, 1.0f, a, (int)k, b, (int)ld,
+                   0.0f, c, (int)ld);
+    else
+        sgemm_c(rows, cols, k, a, b, c, ld);
+}
+
+void ref_dgemm(uint64_t m, uint64_t n, uint64_t k, const double *a, const double *b, double *c, uint64_t ld)
+{
+    dgemm(use_blas(), m, n, k, a, b, c, ld);
+}
+
+void ref_sgemm(uint64_t m, uint64_t n, uint64_t k, const float *a, const float *b, float *c, uint64_t ld)
+{
+    sgemm(use_blas(), m, n, k, a, b, c, ld);
+}
+
+typedef struct par {
+    void (*fn)(void *user, uint64_t task, unsigned thread);
+    void *user;
+    uint64_t ntasks;
+    atomic_ulong next;
+} par;
+
+typedef struct par_thread {
+    par *p;
+    unsigned thread;
+} par_thread;
+
+static void *par_work(void *arg)
+{
+    par_thread *t = arg;
+    for (uint64_t i; (i = atomic_fetch_add(&t->p->next, 1)) < t->p->ntasks;)
+        t->p->fn(t->p->user, i, t->thread);
+    return NULL;
+}
+
+unsigned ref_parallel(uint64_t ntasks, void (*fn)(void *user, uint64_t task, unsigned thread), void *user)
+{
+    unsigned nt = ref_threads();
+    if (nt > ntasks)
+        nt = ntasks ? (unsigned)ntasks : 1;
+    par p = {.fn = fn, .user = user, .ntasks = ntasks};
+    atomic_init(&p.next, 0);
+    par_thread pt[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    unsigned started = 1;
+    for (unsigned t = 0; t < nt; t++)
+        pt[t] = (par_thread){&p, t};
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, par_work, &pt[started]) != 0)
+            break; /* fewer threads: the others take the tasks */
+    par_work(&pt[0]);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(th[t], NULL);
+    return started;
+}
+
+/* One thread's buffers and its part of the check. */
+typedef struct worker {
+    double *a, *c;
+    float *af, *s;
+    dv_opr_check chk;
+} worker;
+
+/* What the threads share while a B panel is in use. */
+typedef struct shared {
+    const ref_gemm *g;
+    const double *b;
+    const float *bf;
+    uint64_t j0, cols, ld; /* the panel: columns [j0, j0 + cols), padded to ld */
+    uint64_t rows;         /* A's rows per panel */
+    uint64_t npanels;      /* of A's rows */
+    bool blas;             /* OpenBLAS, else the C kernels */
+    atomic_ulong next;     /* the next row panel to take */
+} shared;
+
+typedef struct task {
+    shared *sh;
+    worker *w;
+} task;
+
+static void row_panel(shared *sh, worker *w, uint64_t p)
+{
+    const ref_gemm *g = sh->g;
+    uint64_t i0 = p * sh->rows, rows = g->m - i0 < sh->rows ? g->m - i0 : sh->rows,
+             rows4 = (rows + 3) / 4 * 4;
+    uint64_t k = g->k;
+    g->load_a(g->user, i0, rows, w->a);
+    memset(w->a + rows * k, 0, sizeof(double) * (size_t)((rows4 - rows) * k));
+    dgemm(sh->blas, rows4, sh->ld, k, w->a, sh->b, w->c, sh->ld);
+    if (g->abs) {
+        for (uint64_t x = 0; x < rows4 * k; x++)
+            w->af[x] = (float)(w->a[x] < 0 ? -w->a[x] : w->a[x]);
+        sgemm(sh->blas, rows4, sh->ld, k, w->af, sh->bf, w->s, sh->ld);
+    }
+    g->visit(g->user, &w->chk, i0, rows, sh->j0, sh->cols, w->c, g->abs ? w->s : NULL, sh->ld);
+}
+
+static void *work(void *arg)
+{
+    task *t = arg;
+    for (uint64_t p; (p = atomic_fetch_add(&t->sh->next, 1)) < t->sh->npanels;)
+        row_panel(t->sh, t->w, p);
+    return NULL;
+}
+
+dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
+{
+    if (!g->m || !g->n || !g->k)
+        return DV_OK;
+    bool blas = use_blas();
+    uint64_t k = g->k;
+    uint64_t pc = PANEL_DOUBLES / k / COL_ALIGN * COL_ALIGN;
+    if (pc < 256)
+        pc = 256;
+    uint64_t ncols = (g->n + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
+    if (pc > ncols)
+        pc = ncols;
+    /* ROWS rows of A a task, fewer when K is deep (at most the B panel's
+     * doubles, at least 8 rows) */
+    uint64_t rows = PANEL_DOUBLES / k / 8 * 8;
+    rows = rows < 8 ? 8 : rows > ROWS ? ROWS : rows;
+    uint64_t npanels = (g->m + rows - 1) / rows;
+    unsigned nt = ref_threads();
+    if (nt > npanels)
+        nt = (unsigned)npanels;
+    double *b = malloc(sizeof(double) * (size_t)(k * pc));
+    float *bf = g->abs ? malloc(sizeof(float) * (size_t)(k * pc)) : NULL;
+    worker w[MAX_THREADS];
+    memset(w, 0, sizeof w);
+    bool ok = b && (bf || !g->abs);
+    for (unsigned t = 0; t < nt && ok; t++) {
+        w[t].a = malloc(sizeof(double) * (size_t)(rows * k));
+        w[t].c = malloc(sizeof(double) * (size_t)(rows * pc));
+        if (g->abs) {
+            w[t].af = malloc(sizeof(float) * (size_t)(rows * k));
+            w[t].s = malloc(sizeof(float) * (size_t)(rows * pc));
+        }
+        ok = w[t].a && w[t].c && (!g->abs || (w[t].af && w[t].s));
+    }
+    dv_status st = ok ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+    snprintf(r->check.reference, sizeof r->check.reference, "%s, %u thread%s",
+             blas ? blas_name : "C with vector types", nt, nt == 1 ? "" : "s");
+    for (uint64_t j0 = 0; st == DV_OK && j0 < g->n; j0 += pc) {
+        uint64_t cols = g->n - j0 < pc ? g->n - j0 : pc, ld = (cols + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
+        g->load_b(g->user, j0, cols, b, ld);
+        for (uint64_t kk = 0; kk < k; kk++) {
+            double *row = b + kk * ld;
+            memset(row + cols, 0, sizeof(double) * (size_t)(ld - cols));
+            if (g->abs)
+                for (uint64_t c = 0; c < ld; c++)
+                    bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
+        }
+        shared sh = {.g = g,
+                     .b = b,
+                     .bf = bf,
+                     .j0 = j0,
+                     .cols = cols,
+                     .ld = ld,
+                     .rows = rows,
+                     .npanels = npanels,
+                     .blas = blas};
+        atomic_init(&sh.next, 0);
+        task tk[MAX_THREADS];
+        pthread_t th[MAX_THREADS];
+        unsigned started = 1;
+        for (unsigned t = 0; t < nt; t++)
+            tk[t] = (task){&sh, &w[t]};
+        for (; started < nt; started++)
+            if (pthread_create(&th[started], NULL, work, &tk[started]) != 0)
+                break; /* fewer threads: the others take the panels */
+        work(&tk[0]);
+        for (unsigned t = 1; t < started; t++)
+            pthread_join(th[t], NULL);
+    }
+    for (unsigned t = 0; t < nt; t++) {
+        if (st == DV_OK)
+            dv_opr_check_merge(&r->check, &w[t].chk);
+        free(w[t].a);
+        free(w[t].c);
+        free(w[t].af);
+        free(w[t].s);
+    }
+    free(b);
+    free(bf);
+    return st;
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# threads.sh DVSIM WORKDIR - the reference check on 1, 2 and 4 host threads
+# (--threads): byte-identical stats.json (its op.* figures: the elements
+# compared, the mismatches, the largest errors), output dumps and traces,
+# for the operators whose check is a product.
+set -eu
+dvsim=$1 work=$2
+rm -rf "$work"
+mkdir -p "$work"
+run() { # NAME OP SHAPE OUTPUT [ARGS]
+    name=$1 op=$2 shape=$3 out=$4
+    shift 4
+    for t in 1 2 4; do
+        "$dvsim" run "$op" --shape "$shape" --threads $t --out "$work/$name$t" --dump "$out=$work/$name$t.bin" \
+            --trace "$work/$name$t.json.gz" "$@" > "$work/$name$t.txt" 2>&1
+        grep -q "check: PASS" "$work/$name$t.txt"
+        grep -q "host: .*$t thread" "$work/$name$t.txt" || [ $t -eq 1 ] || {
+            echo "$name: --threads $t did not use $t threads:"; grep host: "$work/$name$t.txt"; exit 1; }
+    done
+    for t in 2 4; do
+        cmp "$work/${name}1/stats.json" "$work/$name$t/stats.json"
+        cmp "$work/${name}1.bin" "$work/$name$t.bin"
+        cmp "$work/${name}1.json.gz" "$work/$name$t.json.gz"
+    done
+    echo "$name: the same stats, outputs and trace on 1, 2 and 4 threads"
+}
+run matmul matmul M=1100,N=300,K=200 c
+run conv2d conv2d N=2,C=32,H=20,W=20,Co=48 y
+run attention attention B=1,H=2,SQ=300,SK=200,D=64 o --chip ascend910b

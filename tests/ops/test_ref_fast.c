@@ -1,0 +1,131 @@
+/* test_ref_fast.c - the fast reference checks (kernels/refgemm.h: blocked
+ * products on host threads, OpenBLAS or C kernels) against the plain
+ * triple loops they replace, on every dtype and declared case of the
+ * operators whose check is a product, plus shapes that take several panels
+ * of rows and of columns: the same elements compared, the same decisions
+ * (also on outputs corrupted on purpose), the same first mismatch, errors
+ * within the order of summation's bound; and the same outcome, to the bit,
+ * for any number of threads. */
+#include "dv_test_main.h"
+#include "ops_run.h"
+#include "refgemm.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *const product_ops[] = {"matmul", "conv2d", "conv2d_bias_relu", "attention", NULL};
+
+/* Shapes beyond the declared cases: several row panels (256 rows) and
+ * column panels (2^21 doubles of B: 672 columns at K = 3000). */
+static const char *extra_shape(const char *op)
+{
+    if (strcmp(op, "matmul") == 0)
+        return "M=300,N=700,K=3000";
+    if (strncmp(op, "conv2d", 6) == 0) /* K = 9216: panels of 256 output channels */
+        return "N=1,C=1024,H=6,W=6,Co=300,KH=3,KW=3";
+    return NULL;
+}
+
+static dv_opr_check recheck(dv_opjob_result *r, bool plain)
+{
+    dv_error err = {DV_OK, ""};
+    r->run->plain_reference = plain;
+    ck_assert_int_eq(dv_opr_check_outputs(r->run, &err), DV_OK);
+    return r->run->check;
+}
+
+static void same_decisions(const char *what, const dv_opr_check *fast, const dv_opr_check *plain)
+{
+    ck_assert_msg(fast->compared == plain->compared && fast->mismatches == plain->mismatches,
+                  "%s: fast %llu/%llu mismatches, plain %llu/%llu", what,
+                  (unsigned long long)fast->mismatches, (unsigned long long)fast->compared,
+                  (unsigned long long)plain->mismatches, (unsigned long long)plain->compared);
+    if (plain->mismatches)
+        ck_assert_msg(fast->first_row == plain->first_row && fast->first_col == plain->first_col,
+                      "%s: first mismatch fast %s, plain %s", what, fast->first_bad, plain->first_bad);
+    /* the references differ by their summation order: at most K 2^-53 sum|a b| */
+    double d = fabs(fast->max_abs - plain->max_abs);
+    ck_assert_msg(d <= 1e-9 * (1 + plain->max_abs) || (isinf(fast->max_abs) && isinf(plain->max_abs)),
+                  "%s: max abs error fast %.17g, plain %.17g", what, fast->max_abs, plain->max_abs);
+}
+
+/* Writes a large value over a few output elements. */
+static void corrupt(dv_opr_run *r)
+{
+    for (unsigned i = 0; i < r->ntensors; i++) {
+        if (!r->t[i].output)
+            continue;
+        uint8_t *p = dv_opr_gm(r, i);
+        uint64_t n = r->t[i].bytes;
+        for (uint64_t at = 0; at + 1 < n; at += n / 5 + 2) {
+            p[at & ~(uint64_t)1] = 0;
+            p[(at & ~(uint64_t)1) + 1] = 0x7b; /* f16 57344; s8 0 and 123 */
+        }
+    }
+}
+
+static void compare_on(const char *op, const char *variant, const char *dtype, const char *shape,
+                       uint64_t blocks)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s %s %s %s", op, variant, dtype, shape);
+    dv_chip_config cfg;
+    dv_opjob_result r;
+    ck_assert_int_eq(op_run_kept(&r, &cfg, op, "ascend910b", variant, dtype, shape, blocks, true), DV_OK);
+    dv_opr_check fast = r.run->check, plain = recheck(&r, true);
+    ck_assert_msg(fast.compared > 0 && fast.mismatches == 0, "%s: %s", what, fast.first_bad);
+    same_decisions(what, &fast, &plain);
+    /* the C kernels, and 1 or 3 threads: the same check to the bit */
+    ref_gemm_use_blas(false);
+    for (unsigned t = 1; t <= 3; t += 2) {
+        ref_set_threads(t);
+        dv_opr_check c = recheck(&r, false);
+        ck_assert_msg(c.compared == fast.compared && c.mismatches == 0, "%s: C kernels, %u threads", what, t);
+        if (t == 3) {
+            ref_set_threads(1);
+            dv_opr_check one = recheck(&r, false);
+            memset(one.reference, 0, sizeof one.reference); /* it names the threads */
+            memset(c.reference, 0, sizeof c.reference);
+            ck_assert_msg(memcmp(&one, &c, sizeof c) == 0, "%s: 1 and 3 threads differ", what);
+        }
+    }
+    ref_gemm_use_blas(true);
+    ref_set_threads(0);
+    corrupt(r.run);
+    plain = recheck(&r, true);
+    fast = recheck(&r, false);
+    snprintf(what, sizeof what, "%s %s %s %s, corrupted", op, variant, dtype, shape);
+    same_decisions(what, &fast, &plain);
+    if (strcmp(op, "attention") != 0)
+        ck_assert_msg(plain.mismatches > 0, "%s: the corruption was not seen", what);
+    dv_opjob_free(&r);
+}
+
+START_TEST(test_fast_equals_plain)
+{
+    const char *op = product_ops[_i];
+    const dv_operator *o = dv_operator_find(op);
+    if (!o)
+        return;
+    unsigned runs = 0;
+    /* the variants differ in their kernels, not their check, but for the unfused conv2d_bias_relu */
+    for (unsigned v = 0; o->variants[v] && (v == 0 || strcmp(op, "matmul") != 0); v++)
+        for (unsigned d = 0; o->dtypes[d]; d++) {
+            for (const dv_operator_case *k = o->cases; k->shape; k++, runs++)
+                compare_on(op, o->variants[v], o->dtypes[d], k->shape, k->blocks);
+            if (extra_shape(op))
+                compare_on(op, o->variants[v], o->dtypes[d], extra_shape(op), 0), runs++;
+        }
+    printf("%s: fast and plain references agree on %u runs (%s)\n", op, runs, ref_gemm_backend());
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ref-fast");
+    TCase *tc = tcase_create("fast-vs-plain");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_fast_equals_plain, 0, 4);
+    suite_add_tcase(s, tc);
+    return dv_test_run(s);
+}
