@@ -216,9 +216,11 @@ END_TEST
 
 START_TEST(test_compute_scales)
 {
-    /* mmad_loop: 200 back-to-back mmads of 1024 fractals per block, no
-     * memory traffic: every core adds the same work in the same time. */
-    uint64_t n_iter = 200;
+    /* mmad_loop: 2000 back-to-back mmads of 1024 fractals per block after
+     * its ~800-cycle fill of L0A/L0B, no other memory traffic: every core
+     * adds the same work in the same time, the Cube busy for 2048000 of
+     * ~2048800 cycles (> 99.9%). */
+    uint64_t n_iter = 2000;
     launch one, all;
     run_sample(&one, "mmad_loop.dvs", 1, 0, 0, &n_iter, 1);
     run_sample(&all, "mmad_loop.dvs", 32, 0, 0, &n_iter, 1);
