@@ -388,9 +388,10 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         dv_buf_free(&js);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
-    if (o->json)
+    bool own = rs->hooks && rs->hooks->own_output; /* the command printed its own results */
+    if (o->json && !own)
         fputs(js.data, stdout);
-    else {
+    else if (!own) {
         if (jr)
             print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
@@ -400,7 +401,7 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     dv_buf_free(&js);
     if (!rc)
         rc = write_dumps(o, sim, opr, addr, len);
-    if (o->metrics && !o->json)
+    if (o->metrics && !o->json && !own)
         run_print_metrics(sim, res, (unsigned)dv_metric_group_find(o->metrics));
     if (rs->pc.perf) {
         int prc = run_pmu_finish(&rs->pc, o->json);
