@@ -282,6 +282,52 @@ static bool row_has(const dv_prof_result *r, const prof_report_opts *o, const pr
     return strcmp(key, row->where) == 0;
 }
 
+/* A row's waits merged by flag and releaser, the costliest first (at most
+ * ROW_WAITS). */
+enum { ROW_WAITS = 4 };
+typedef struct row_wait {
+    char flag[64], rel[400];
+    bool never;
+    uint64_t cycles, waits;
+} row_wait;
+typedef struct row_waits {
+    row_wait w[ROW_WAITS + 1];
+    size_t n;
+} row_waits;
+
+static void collect_waits(const dv_prof_result *r, const prof_report_opts *o, const prof_row *row, row_waits *ws)
+{
+    ws->n = 0;
+    for (size_t x = 0; x < r->nreleases; x++) {
+        const dv_prof_release *rel = &r->releases[x];
+        if (!rel->cycles || !row_has(r, o, row, rel->wait_pc))
+            continue;
+        row_wait w;
+        memset(&w, 0, sizeof w);
+        flag_name(r->obj, rel->wait_pc, w.flag, sizeof w.flag);
+        release_text(r->obj, rel, w.rel, sizeof w.rel);
+        w.never = rel->kind == DV_PROF_REL_NEVER;
+        size_t j = 0;
+        while (j < ws->n && !(strcmp(ws->w[j].flag, w.flag) == 0 && strcmp(ws->w[j].rel, w.rel) == 0))
+            j++;
+        if (j == ws->n) {
+            if (ws->n == ROW_WAITS + 1)
+                continue;
+            ws->w[ws->n++] = w;
+        }
+        ws->w[j].cycles += rel->cycles;
+        ws->w[j].waits += rel->waits;
+    }
+    for (size_t i = 1; i < ws->n; i++) /* by cycles, stable */
+        for (size_t j = i; j > 0 && ws->w[j].cycles > ws->w[j - 1].cycles; j--) {
+            row_wait t = ws->w[j];
+            ws->w[j] = ws->w[j - 1];
+            ws->w[j - 1] = t;
+        }
+    if (ws->n > ROW_WAITS)
+        ws->n = ROW_WAITS;
+}
+
 /* ---- the sum checks ---- */
 
 bool prof_check_sums(const dv_sim *sim, const dv_prof_result *r, char *why, size_t size)
@@ -409,21 +455,20 @@ static void phase_describe(const dv_prof_result *r, int kind, phase *ph, size_t 
     char *t = ph->text;
     size_t size = sizeof ph->text;
     n += (size_t)snprintf(t + n, size - n, "cycles %" PRIu64 "-%" PRIu64 ": ", ph->start, ph->end);
-    if (ph->bound < 0) {
-        snprintf(t + n, size - n, "every pipe idle");
-        return;
-    }
-    int b = ph->bound;
+    int b = ph->bound < 0 ? 0 : ph->bound;
+    if (ph->bound < 0)
+        n += (size_t)snprintf(t + n, size - n, "no pipe working");
     uint64_t work = cyc[b][DV_PROF_BUSY] + cyc[b][DV_PROF_MEMORY] + cyc[b][DV_PROF_BANK];
-    n += (size_t)snprintf(t + n, size - n, "%s bound (working %.0f%% of the time", dv_pipe_trace_name((dv_pipe)b),
-                          100.0 * (double)work / (double)span);
+    if (ph->bound >= 0)
+        n += (size_t)snprintf(t + n, size - n, "%s bound (working %.0f%% of the time",
+                              dv_pipe_trace_name((dv_pipe)b), 100.0 * (double)work / (double)span);
     if (n < size && cyc[b][DV_PROF_MEMORY] * 5 >= work && work)
         n += (size_t)snprintf(t + n, size - n, "; %.0f%% of it waiting for HBM/L2",
                               100.0 * (double)cyc[b][DV_PROF_MEMORY] / (double)work);
     if (n < size && cyc[b][DV_PROF_BANK] * 10 >= work && work)
         n += (size_t)snprintf(t + n, size - n, "; %.0f%% of it UB bank conflicts",
                               100.0 * (double)cyc[b][DV_PROF_BANK] / (double)work);
-    if (n < size)
+    if (n < size && ph->bound >= 0)
         n += (size_t)snprintf(t + n, size - n, ")");
     /* what held the other pipes: each one's biggest stall instruction */
     for (int p = 0; p < DV_PIPE_COUNT && n < size; p++) {
@@ -620,16 +665,11 @@ static void print_rows(FILE *out, const dv_prof_result *r, const prof_report_opt
             loc_of(r->obj, row->pc, loc, sizeof loc);
             fprintf(out, "%31s| %s   (%s)\n", "", dis, loc);
         }
-        for (size_t x = 0; x < r->nreleases; x++) {
-            const dv_prof_release *rel = &r->releases[x];
-            if (!row_has(r, o, row, rel->wait_pc) || !rel->cycles)
-                continue;
-            char fl[64], rt[400];
-            flag_name(r->obj, rel->wait_pc, fl, sizeof fl);
-            release_text(r->obj, rel, rt, sizeof rt);
-            fprintf(out, "%31s| waits on %s: %" PRIu64 " cycles in %" PRIu64 " waits, %s\n", "", fl, rel->cycles,
-                    rel->waits, rt);
-        }
+        row_waits ws;
+        collect_waits(r, o, row, &ws);
+        for (size_t x = 0; x < ws.n; x++)
+            fprintf(out, "%31s| waits on %s: %" PRIu64 " cycles in %" PRIu64 " waits, %s\n", "", ws.w[x].flag,
+                    ws.w[x].cycles, ws.w[x].waits, ws.w[x].rel);
     }
 }
 
@@ -655,6 +695,16 @@ void prof_print_text(FILE *out, const dv_sim *sim, const dv_prof_result *r, cons
             o->core >= 0 ? "; figures of one core" : "; figures summed over the cores");
     if (o->core >= 0)
         fprintf(out, "core %d\n", o->core);
+    for (size_t x = 0; x < r->nreleases; x++) {
+        const dv_prof_release *rel = &r->releases[x];
+        if (rel->kind != DV_PROF_REL_NEVER)
+            continue;
+        char fl[64], loc[320];
+        flag_name(r->obj, rel->wait_pc, fl, sizeof fl);
+        loc_of(r->obj, rel->wait_pc, loc, sizeof loc);
+        fprintf(out, "never came: %s, waited for at %s (%" PRIu64 " cycles until the run stopped)\n", fl, loc,
+                rel->cycles);
+    }
     print_pipes(out, r, o);
     if (o->core < 0)
         print_path(out, r, o);
@@ -759,6 +809,21 @@ cJSON *prof_json(const dv_sim *sim, const dv_prof_result *r, const prof_report_o
             }
         }
     }
+    cJSON *never = cJSON_AddArrayToObject(root, "never_came");
+    for (size_t x = 0; never && x < r->nreleases; x++) {
+        const dv_prof_release *rel = &r->releases[x];
+        if (rel->kind != DV_PROF_REL_NEVER)
+            continue;
+        char fl[64], loc[320];
+        flag_name(r->obj, rel->wait_pc, fl, sizeof fl);
+        loc_of(r->obj, rel->wait_pc, loc, sizeof loc);
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "flag", fl);
+        cJSON_AddStringToObject(e, "where", loc);
+        cli_json_add_u64(e, "pc", rel->wait_pc);
+        cli_json_add_u64(e, "cycles", rel->cycles);
+        cJSON_AddItemToArray(never, e);
+    }
     prof_rows rows;
     if (!build_rows(r, o, &rows)) {
         cJSON_Delete(root);
@@ -792,19 +857,15 @@ cJSON *prof_json(const dv_sim *sim, const dv_prof_result *r, const prof_report_o
                 cli_json_add_u64(pp, dv_pipe_trace_name((dv_pipe)p), row->pipe[p]);
         cJSON_AddItemToObject(e, "classes", classes_json(row->cls));
         cJSON *waits = cJSON_AddArrayToObject(e, "waits");
-        for (size_t x = 0; waits && x < r->nreleases; x++) {
-            const dv_prof_release *rel = &r->releases[x];
-            if (!row_has(r, o, row, rel->wait_pc) || !rel->cycles)
-                continue;
-            char fl[64], rt[400];
-            flag_name(r->obj, rel->wait_pc, fl, sizeof fl);
-            release_text(r->obj, rel, rt, sizeof rt);
+        row_waits ws;
+        collect_waits(r, o, row, &ws);
+        for (size_t x = 0; waits && x < ws.n; x++) {
             cJSON *w = cJSON_CreateObject();
-            cJSON_AddStringToObject(w, "flag", fl);
-            cJSON_AddStringToObject(w, "released", rt);
-            cJSON_AddBoolToObject(w, "never_set", rel->kind == DV_PROF_REL_NEVER);
-            cli_json_add_u64(w, "cycles", rel->cycles);
-            cli_json_add_u64(w, "waits", rel->waits);
+            cJSON_AddStringToObject(w, "flag", ws.w[x].flag);
+            cJSON_AddStringToObject(w, "released", ws.w[x].rel);
+            cJSON_AddBoolToObject(w, "never_set", ws.w[x].never);
+            cli_json_add_u64(w, "cycles", ws.w[x].cycles);
+            cli_json_add_u64(w, "waits", ws.w[x].waits);
             cJSON_AddItemToArray(waits, w);
         }
         cJSON_AddItemToArray(arr, e);
