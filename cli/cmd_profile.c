@@ -50,8 +50,8 @@ typedef struct prof_run {
 enum { OPT_TOP = CLI_OPT_HOOK, OPT_BY, OPT_CORE, OPT_CSV, OPT_NO_SOURCE };
 
 static const struct option prof_options[] = {
-    {"top", required_argument, NULL, OPT_TOP},   {"by", required_argument, NULL, OPT_BY},
-    {"core", required_argument, NULL, OPT_CORE}, {"csv", no_argument, NULL, OPT_CSV},
+    {"top", required_argument, NULL, OPT_TOP},       {"by", required_argument, NULL, OPT_BY},
+    {"core", required_argument, NULL, OPT_CORE},     {"csv", no_argument, NULL, OPT_CSV},
     {"no-source", no_argument, NULL, OPT_NO_SOURCE}, {NULL, 0, NULL, 0},
 };
 
@@ -149,22 +149,21 @@ static int after(void *user, dv_sim *sim, const dv_run_result *res)
         return 70;
     }
     int rc = 0;
-    if (pr->json || pr->outdir) {
-        cJSON *root = prof_json(sim, r, &pr->o, pr->title);
+    if (pr->outdir) { /* every row, for dvsim diff */
+        prof_report_opts all = pr->o;
+        all.top = 0;
+        cJSON *root = prof_json(sim, r, &all, pr->title);
         if (!root)
             return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the profile"});
-        if (pr->outdir)
-            rc = write_json(pr, root);
-        if (pr->json) {
-            if (!rc)
-                rc = cli_print_json(root, true);
-            else
-                cJSON_Delete(root);
-        } else {
-            cJSON_Delete(root);
-        }
-        if (pr->json)
+        rc = write_json(pr, root);
+        cJSON_Delete(root);
+        if (rc)
             return rc;
+    }
+    if (pr->json) {
+        cJSON *root = prof_json(sim, r, &pr->o, pr->title);
+        return root ? cli_print_json(root, true)
+                    : cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the profile"});
     }
     if (pr->csv)
         prof_print_csv(stdout, sim, r, &pr->o);

@@ -352,9 +352,9 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
     run_title(o, opr, sim, rs->title, sizeof rs->title);
     if (opr && opr->launches > 1 &&
         (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
-        return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
-                               rs->hooks ? "dvsim viz" : "--trace", opr->op->name, opr->launches,
-                               dv_opr_variant(opr));
+        return cli_usage_error(cmd, "%s%s follows one launch; %s runs %u (variant %s)",
+                               rs->hooks ? "dvsim " : "", rs->hooks ? rs->hooks->cmd : "--trace",
+                               opr->op->name, opr->launches, dv_opr_variant(opr));
     if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
         return rc;
     if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)

@@ -12,10 +12,10 @@
 /* ---- what a row is ---- */
 
 typedef struct prof_row {
-    char where[320];     /* "k.dvs:52 <- lib.inc:37", "pc 0x40", "no source line" */
+    char where[320];       /* "k.dvs:52 <- lib.inc:37", "pc 0x40", "no source line" */
     const dv_obj_line *ln; /* the first line entry of the row (NULL: none) */
-    uint64_t pc;         /* the row's first instruction */
-    uint64_t insns;      /* executions (fetched by the Scalar unit) */
+    uint64_t pc;           /* the row's first instruction */
+    uint64_t insns;        /* executions (fetched by the Scalar unit) */
     uint64_t pipe[DV_PIPE_COUNT];
     uint64_t cls[DV_PROF_CLASS_COUNT];
     uint64_t cost; /* every class but starved and idle */
@@ -227,8 +227,8 @@ static void loc_of(const dv_obj *obj, uint64_t pc, char *buf, size_t size)
     if (!ln || ln->file >= obj->nfiles)
         snprintf(buf, size, "pc 0x%" PRIx64, pc);
     else if (ln->call_line)
-        snprintf(buf, size, "%s:%u <- %s:%u", file_of(obj, ln->call_file), ln->call_line, file_of(obj, ln->file),
-                 ln->line);
+        snprintf(buf, size, "%s:%u <- %s:%u", file_of(obj, ln->call_file), ln->call_line,
+                 file_of(obj, ln->file), ln->line);
     else
         snprintf(buf, size, "%s:%u", file_of(obj, ln->file), ln->line);
 }
@@ -295,7 +295,8 @@ typedef struct row_waits {
     size_t n;
 } row_waits;
 
-static void collect_waits(const dv_prof_result *r, const prof_report_opts *o, const prof_row *row, row_waits *ws)
+static void collect_waits(const dv_prof_result *r, const prof_report_opts *o, const prof_row *row,
+                          row_waits *ws)
 {
     ws->n = 0;
     for (size_t x = 0; x < r->nreleases; x++) {
@@ -354,19 +355,20 @@ bool prof_check_sums(const dv_sim *sim, const dv_prof_result *r, char *why, size
             uint64_t wait = k[DV_PROF_FLAG] + k[DV_PROF_CC_FLAG] + k[DV_PROF_BARRIER];
             const char *name = dv_pipe_trace_name((dv_pipe)p);
             if (sum != r->cycles) {
-                snprintf(why, size, "core %u %s: the classes add up to %" PRIu64 ", not the run's %" PRIu64 " cycles",
+                snprintf(why, size,
+                         "core %u %s: the classes add up to %" PRIu64 ", not the run's %" PRIu64 " cycles",
                          ci, name, sum, r->cycles);
                 return false;
             }
             /* a run that stopped early: the Scalar's instruction in flight (dv_profile.h) */
             if ((r->done || p != DV_PIPE_S) && busy != s->pipe[p].busy_cycles) {
-                snprintf(why, size, "core %u %s: busy+memory+bank %" PRIu64 " != busy_cycles %" PRIu64, ci, name,
-                         busy, s->pipe[p].busy_cycles);
+                snprintf(why, size, "core %u %s: busy+memory+bank %" PRIu64 " != busy_cycles %" PRIu64, ci,
+                         name, busy, s->pipe[p].busy_cycles);
                 return false;
             }
             if (wait != s->pipe[p].wait_cycles) {
-                snprintf(why, size, "core %u %s: flag+cc_flag+barrier %" PRIu64 " != wait_cycles %" PRIu64, ci,
-                         name, wait, s->pipe[p].wait_cycles);
+                snprintf(why, size, "core %u %s: flag+cc_flag+barrier %" PRIu64 " != wait_cycles %" PRIu64,
+                         ci, name, wait, s->pipe[p].wait_cycles);
                 return false;
             }
             if (p == DV_PIPE_S && k[DV_PROF_QUEUE_FULL] != full) {
@@ -488,7 +490,8 @@ static void phase_describe(const dv_prof_result *r, int kind, phase *ph, size_t 
             }
         const dv_prof_top *best = NULL;
         for (size_t j = 0; j < na; j++)
-            if (!best || all[j].cycles > best->cycles || (all[j].cycles == best->cycles && all[j].pc < best->pc))
+            if (!best || all[j].cycles > best->cycles ||
+                (all[j].cycles == best->cycles && all[j].pc < best->pc))
                 best = &all[j];
         if (!best || best->cycles * 10 < span) /* under 10% of the phase */
             continue;
@@ -597,7 +600,8 @@ static void print_pipes(FILE *out, const dv_prof_result *r, const prof_report_op
             double total = (double)r->cycles * n;
             fprintf(out, "%-7s", dv_pipe_trace_name((dv_pipe)p));
             for (int k = 0; k < DV_PROF_CLASS_COUNT; k++)
-                fprintf(out, " %8.1f%%", total > 0 ? 100.0 * (double)pipe_sum(r, o, kind, p, k, NULL) / total : 0);
+                fprintf(out, " %8.1f%%",
+                        total > 0 ? 100.0 * (double)pipe_sum(r, o, kind, p, k, NULL) / total : 0);
             fputc('\n', out);
         }
     }
@@ -615,12 +619,14 @@ static void classes_text(const prof_row *row, char *buf, size_t size)
     for (;;) {
         int best = -1;
         for (int k = 0; k < DV_PROF_CLASS_COUNT; k++)
-            if (costs((dv_prof_class)k) && !used[k] && row->cls[k] && (best < 0 || row->cls[k] > row->cls[best]))
+            if (costs((dv_prof_class)k) && !used[k] && row->cls[k] &&
+                (best < 0 || row->cls[k] > row->cls[best]))
                 best = k;
         if (best < 0 || n >= size)
             break;
         used[best] = true;
-        n += (size_t)snprintf(buf + n, size - n, "%s%s %.0f%%", n ? " " : "", dv_prof_class_name((dv_prof_class)best),
+        n += (size_t)snprintf(buf + n, size - n, "%s%s %.0f%%", n ? " " : "",
+                              dv_prof_class_name((dv_prof_class)best),
                               100.0 * (double)row->cls[best] / (double)(all ? all : 1));
     }
 }
@@ -629,8 +635,10 @@ static void print_rows(FILE *out, const dv_prof_result *r, const prof_report_opt
 {
     size_t shown = rows_shown(rows, o);
     fprintf(out, "\n%s by cost (cycles on every pipe but starved and idle; %zu of %zu shown)\n",
-            o->by == PROF_BY_PC ? "instructions" : o->by == PROF_BY_CALL ? "calling lines" : "source lines", shown,
-            rows->n);
+            o->by == PROF_BY_PC     ? "instructions"
+            : o->by == PROF_BY_CALL ? "calling lines"
+                                    : "source lines",
+            shown, rows->n);
     fprintf(out, "%6s %12s %10s  %-28s %-30s %s\n", "share", "cycles", "insns", "pipes", "classes", "where");
     for (size_t i = 0; i < shown; i++) {
         const prof_row *row = &rows->rows[i];
@@ -642,13 +650,13 @@ static void print_rows(FILE *out, const dv_prof_result *r, const prof_report_opt
                                       dv_pipe_trace_name((dv_pipe)p), row->pipe[p]);
         classes_text(row, cls, sizeof cls);
         fprintf(out, "%5.1f%% %12" PRIu64 " %10" PRIu64 "  %-28s %-30s %s\n",
-                rows->total_cost ? 100.0 * (double)row->cost / (double)rows->total_cost : 0, row->cost, row->insns,
-                pipes, cls, row->where);
+                rows->total_cost ? 100.0 * (double)row->cost / (double)rows->total_cost : 0, row->cost,
+                row->insns, pipes, cls, row->where);
         if (!o->no_source && row->ln && o->by != PROF_BY_PC) {
             char src[200];
             bool call = row->ln->call_line != 0;
-            source_line(r->obj, call ? row->ln->call_file : row->ln->file, call ? row->ln->call_line : row->ln->line,
-                        src, sizeof src);
+            source_line(r->obj, call ? row->ln->call_file : row->ln->file,
+                        call ? row->ln->call_line : row->ln->line, src, sizeof src);
             if (src[0])
                 fprintf(out, "%31s| %s\n", "", src);
             if (call && o->by == PROF_BY_LINE) {
@@ -803,7 +811,8 @@ cJSON *prof_json(const dv_sim *sim, const dv_prof_result *r, const prof_report_o
                 cJSON_AddStringToObject(e, "kind", kind_name((unsigned)kind));
                 cli_json_add_u64(e, "start", ph[i].start);
                 cli_json_add_u64(e, "end", ph[i].end);
-                cJSON_AddStringToObject(e, "bound", ph[i].bound >= 0 ? dv_pipe_trace_name((dv_pipe)ph[i].bound) : "");
+                cJSON_AddStringToObject(e, "bound",
+                                        ph[i].bound >= 0 ? dv_pipe_trace_name((dv_pipe)ph[i].bound) : "");
                 cJSON_AddStringToObject(e, "text", ph[i].text);
                 cJSON_AddItemToArray(path, e);
             }

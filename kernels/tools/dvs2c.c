@@ -43,7 +43,9 @@ static int write_sources(FILE *out, const dv_obj *obj)
     fputs("static const char *const src_names[] = {", out);
     for (size_t i = 0; i < obj->nfiles; i++)
         fprintf(out, "\n    \"%s\",", obj->files[i]);
-    fputs(obj->nfiles ? "\n};\n\nstatic const char *const src_texts[] = {\n" : "NULL};\n\nstatic const char *const src_texts[] = {\n", out);
+    fputs(obj->nfiles ? "\n};\n\nstatic const char *const src_texts[] = {\n"
+                      : "NULL};\n\nstatic const char *const src_texts[] = {\n",
+          out);
     for (size_t i = 0; i < obj->nfiles; i++) {
         FILE *f = fopen(obj->files[i], "rb");
         if (!f) {
@@ -137,8 +139,10 @@ int main(int argc, char **argv)
     fprintf(out, "\n};\n\n");
     int rc = write_sources(out, obj);
     dv_obj_destroy(obj);
-    fprintf(out, "const dv_kernel_blob dvk_%s = {\"%s\", elf_bytes, sizeof elf_bytes, src_names, src_texts, %s};\n",
-            argv[4], argv[2], "sizeof src_names / sizeof src_names[0]");
+    fprintf(
+        out,
+        "const dv_kernel_blob dvk_%s = {\"%s\", elf_bytes, sizeof elf_bytes, src_names, src_texts, %s};\n",
+        argv[4], argv[2], "sizeof src_names / sizeof src_names[0]");
     free(elf);
     if (rc) {
         fclose(out);

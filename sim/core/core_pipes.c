@@ -157,8 +157,9 @@ void core_pipe_event(dv_event *ev, void *ctx)
         if (in->op == DV_OP_PIPE_BARRIER)
             cycles = unit_cycles = c->cfg->barrier_cycles;
         else
-            cycles = core_gm_access(c, op, &st,
-                                    unit_cycles = dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));
+            cycles = core_gm_access(
+                c, op, &st,
+                unit_cycles = dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));
         core_buf_snap before;
         if (c->hooks)
             core_trace_buffers(c, &before);
@@ -168,7 +169,8 @@ void core_pipe_event(dv_event *ev, void *ctx)
         p->busy_since = c->q->now;
         c->stats.pipe[p->id].insns++;
         if (c->hooks)
-            core_trace_unit(c, p->id, op, &st, cycles, cycles > unit_cycles ? cycles - unit_cycles : 0, &before);
+            core_trace_unit(c, p->id, op, &st, cycles, cycles > unit_cycles ? cycles - unit_cycles : 0,
+                            &before);
         pop(c, p);
         core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
         return;

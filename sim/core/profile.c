@@ -145,7 +145,8 @@ static void bins_add(dv_profile *p, dv_core_kind kind, dv_pipe lane, uint64_t pc
 
 /* ---- intervals ---- */
 
-static void add(dv_profile *p, unsigned ci, dv_pipe lane, uint64_t pc, dv_prof_class k, uint64_t a, uint64_t b)
+static void add(dv_profile *p, unsigned ci, dv_pipe lane, uint64_t pc, dv_prof_class k, uint64_t a,
+                uint64_t b)
 {
     if (b <= a)
         return;
@@ -313,7 +314,8 @@ static void on_flag(void *user, const dv_trace_flag *ev)
     dv_profile *p = user;
     if (ev->core >= p->r.ncores || ev->id >= DV_MAX_EVENT_IDS)
         return;
-    if (ev->kind == DV_TRACE_FLAG_SET && (unsigned)ev->src < DV_PIPE_COUNT && (unsigned)ev->dst < DV_PIPE_COUNT)
+    if (ev->kind == DV_TRACE_FLAG_SET && (unsigned)ev->src < DV_PIPE_COUNT &&
+        (unsigned)ev->dst < DV_PIPE_COUNT)
         p->track[ev->core].last_set[ev->src][ev->dst][ev->id] = ev->pc + 1;
     else if (ev->kind == DV_TRACE_CC_SET) {
         p->cc_last_core[ev->id] = ev->core + 1;
@@ -338,8 +340,11 @@ static void scalar_held(dv_profile *p, unsigned ci, dv_trace_stall_kind kind, dv
                            ? p->track[ci].last_set[pipe][DV_PIPE_S][id]
                            : 0;
         if (end > start)
-            release_add(p, pc, open ? DV_PROF_REL_NEVER : set ? DV_PROF_REL_SET : DV_PROF_REL_UNKNOWN, ci,
-                        !open && set ? set - 1 : 0, end - start);
+            release_add(p, pc,
+                        open  ? DV_PROF_REL_NEVER
+                        : set ? DV_PROF_REL_SET
+                              : DV_PROF_REL_UNKNOWN,
+                        ci, !open && set ? set - 1 : 0, end - start);
         break;
     }
     case DV_TRACE_STALL_BARRIER: add(p, ci, DV_PIPE_S, pc, DV_PROF_BARRIER, start, end); break;
@@ -456,12 +461,8 @@ void dv_profile_destroy(dv_profile *p)
 
 dv_status dv_profile_attach(dv_profile *p, dv_sim *sim, dv_error *err)
 {
-    dv_sim_hooks h = {.user = p,
-                      .launch = on_launch,
-                      .insn = on_insn,
-                      .flag = on_flag,
-                      .stall = on_stall,
-                      .end = on_end};
+    dv_sim_hooks h = {
+        .user = p, .launch = on_launch, .insn = on_insn, .flag = on_flag, .stall = on_stall, .end = on_end};
     return dv_sim_add_hooks(sim, &h, err);
 }
 
