@@ -373,8 +373,7 @@ static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
  * operator's job (NULL for a kernel); stats are the run's statistics (an
  * operator's with its op.* figures). */
 static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const dv_run_result *res,
-                  const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr,
-                  const uint64_t *len)
+                  dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr, const uint64_t *len)
 {
     run_opts *o = rs->o;
     const dv_opr_run *opr = jr ? jr->run : NULL;
@@ -383,12 +382,14 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         return rc;
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
         return rc;
+    bool own = rs->hooks && rs->hooks->own_output; /* the command printed its own results */
+    if (o->metrics)                                /* the groups' tables come after the report */
+        run_metrics(sim, res, o->metrics, false, stats);
     dv_buf js = DV_BUF_INIT;
     if (dv_stats_json(stats, &js) != DV_OK) {
         dv_buf_free(&js);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
-    bool own = rs->hooks && rs->hooks->own_output; /* the command printed its own results */
     if (o->json && !own)
         fputs(js.data, stdout);
     else if (!own) {
@@ -401,8 +402,11 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     dv_buf_free(&js);
     if (!rc)
         rc = write_dumps(o, sim, opr, addr, len);
-    if (o->metrics && !o->json && !own)
-        run_print_metrics(sim, res, (unsigned)dv_metric_group_find(o->metrics));
+    if (o->metrics && !o->json && !own) {
+        dv_stat_list scratch = {NULL, 0, 0};
+        run_metrics(sim, res, o->metrics, true, &scratch);
+        dv_stats_free(&scratch);
+    }
     if (rs->pc.perf) {
         int prc = run_pmu_finish(&rs->pc, o->json);
         if (!rc)
