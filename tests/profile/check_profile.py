@@ -271,7 +271,41 @@ def bad_input():
             fail("%s: not one line on stderr: %r" % (args, p.stderr))
 
 
+def metrics_groups():
+    p = run(["run", "matmul", "--shape", "M=64,N=48,K=96", "--metrics", "PipeUtilization,Memory", "--json"])
+    keys = json.loads(p.stdout)
+    for g in ("PipeUtilization", "Memory"):
+        if not any(k.startswith("metrics.%s.chip." % g) for k in keys) or \
+                not any(k.startswith("metrics.%s.core0." % g) for k in keys):
+            fail("--metrics %s is not in --json" % g)
+    t = run(["run", "matmul", "--shape", "M=64,N=48,K=96", "--metrics", "PipeUtilization,Memory"]).stdout
+    if "\nPipeUtilization" not in t or "\nMemory" not in t:
+        fail("--metrics A,B does not print both groups")
+    run(["run", "matmul", "--metrics", "PipeUtilization,Nope"], 64)
+
+
+def trace_classes():
+    import gzip
+    with tempfile.TemporaryDirectory() as d:
+        tr = os.path.join(d, "t.json.gz")
+        run(["run", os.path.join("tests", "profile", "slow_barrier.dvs"), "--gm", "x=random:f16:262144:1",
+             "--gm", "z=zeros:262144", "--arg", "n=32768", "--arg", "slow=1", "--trace", tr])
+        with gzip.open(tr, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        classes = {e["args"]["stall"] for e in events if e.get("ph") == "X" and "stall" in e.get("args", {})}
+        for want in ("flag", "barrier"):
+            if want not in classes:
+                fail("trace: no slice with stall class %s (%s)" % (want, classes))
+        for e in events:
+            a = e.get("args", {})
+            if "stall" in a and a["stall_cycles"] != a["cycles"]:
+                fail("trace: a stall slice's stall_cycles differ from its cycles: %s" % e)
+                break
+
+
 quick = "--quick" in sys.argv
+trace_classes()
+metrics_groups()
 bad_input()
 slow_barrier()
 missing_set()
