@@ -108,7 +108,7 @@ static bool build_rows(const dv_prof_result *r, const prof_report_opts *o, prof_
             tmp.insns += p->count[DV_PROF_LANE_S];
             for (int l = 0; l < DV_PROF_LANES; l++)
                 for (int k = 0; k < DV_PROF_CLASS_COUNT; k++) {
-                    uint64_t v = p->cycles[l][k];
+                    uint64_t v = p->cycles[k][l];
                     if (!v)
                         continue;
                     any = true;

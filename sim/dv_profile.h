@@ -43,9 +43,11 @@ const char *dv_prof_class_stat(dv_prof_class k);
 
 enum { DV_PROF_LANE_S = 0, DV_PROF_LANE_PIPE = 1, DV_PROF_LANES = 2 };
 
+/* Class first: the counts and both lanes' busy cycles, which nearly every
+ * instruction adds to, share a cache line. */
 typedef struct dv_prof_pc {
     uint64_t count[DV_PROF_LANES]; /* executions */
-    uint64_t cycles[DV_PROF_LANES][DV_PROF_CLASS_COUNT];
+    uint64_t cycles[DV_PROF_CLASS_COUNT][DV_PROF_LANES];
 } dv_prof_pc;
 
 typedef struct dv_prof_core {

@@ -44,9 +44,9 @@ static size_t rows_of(const dv_prof_result *r, unsigned core, cost_row *rows, ui
         uint64_t cost = 0, cls[DV_PROF_CLASS_COUNT] = {0};
         for (int l = 0; l < DV_PROF_LANES; l++)
             for (int k = 0; k < DV_PROF_CLASS_COUNT; k++) {
-                cls[k] += pc->pcs[i].cycles[l][k];
+                cls[k] += pc->pcs[i].cycles[k][l];
                 if (k != DV_PROF_STARVED && k != DV_PROF_IDLE)
-                    cost += pc->pcs[i].cycles[l][k];
+                    cost += pc->pcs[i].cycles[k][l];
             }
         if (!cost)
             continue;

@@ -42,6 +42,10 @@ typedef struct lane_state {
 
 typedef struct core_track {
     lane_state lane[DV_PIPE_COUNT];
+    /* the Scalar unit's busy cycles not yet in the timeline, all in bin
+     * pend_bin (most instructions are the Scalar's: one bin update per run
+     * of them instead of one each) */
+    uint64_t pend_bin, pend_busy;
     uint64_t last_set[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS]; /* pc + 1 of the last set_flag */
 } core_track;
 
@@ -51,7 +55,9 @@ struct dv_profile {
     const dv_sim *sim;
     uint64_t cc_last_pc[DV_MAX_EVENT_IDS];
     unsigned cc_last_core[DV_MAX_EVENT_IDS]; /* + 1; 0: never set */
-    size_t release_cap, release_hint;
+    size_t release_cap;
+    uint32_t *release_hint; /* per wait pc: index + 1 of its last release entry */
+    unsigned bin_shift;     /* bin_width = 1 << bin_shift */
     dv_status status;
 };
 
@@ -64,9 +70,11 @@ static void free_result(dv_profile *p)
     for (int k = 0; k < 3; k++)
         free(p->r.bins[k]);
     free(p->track);
+    free(p->release_hint);
     memset(&p->r, 0, sizeof p->r);
     p->track = NULL;
-    p->release_cap = p->release_hint = 0;
+    p->release_hint = NULL;
+    p->release_cap = 0;
 }
 
 /* ---- the timeline ---- */
@@ -93,8 +101,19 @@ static void top_add(dv_prof_top *t, uint64_t pc, int cls, uint64_t n)
         t[least] = (dv_prof_top){pc, t[least].cycles + n, cls};
 }
 
+static void pend_flush(dv_profile *p, unsigned ci)
+{
+    core_track *t = &p->track[ci];
+    dv_prof_bin *bins = p->r.bins[p->r.cores[ci].kind];
+    if (t->pend_busy && bins)
+        bins[t->pend_bin].cycles[DV_PIPE_S][DV_PROF_BUSY] += t->pend_busy;
+    t->pend_busy = 0;
+}
+
 static void bins_coarsen(dv_profile *p)
 {
+    for (unsigned ci = 0; ci < p->r.ncores; ci++)
+        pend_flush(p, ci);
     for (int k = 0; k < 3; k++) {
         dv_prof_bin *b = p->r.bins[k];
         if (!b)
@@ -119,6 +138,7 @@ static void bins_coarsen(dv_profile *p)
         }
     }
     p->r.bin_width *= 2;
+    p->bin_shift++;
 }
 
 static bool is_stall(dv_prof_class k)
@@ -132,11 +152,18 @@ static void bins_add(dv_profile *p, dv_core_kind kind, dv_pipe lane, uint64_t pc
     dv_prof_bin *bins = p->r.bins[kind];
     if (!bins || b <= a)
         return;
-    while (b > DV_PROF_BINS * p->r.bin_width)
+    while (b > (uint64_t)DV_PROF_BINS << p->bin_shift)
         bins_coarsen(p);
-    uint64_t w = p->r.bin_width;
-    for (uint64_t i = a / w; i * w < b; i++) {
-        uint64_t lo = i * w > a ? i * w : a, hi = (i + 1) * w < b ? (i + 1) * w : b;
+    unsigned sh = p->bin_shift;
+    uint64_t i = a >> sh, last = (b - 1) >> sh;
+    if (i == last) { /* nearly always: the interval lies in one bin */
+        bins[i].cycles[lane][k] += b - a;
+        if (is_stall(k))
+            top_add(bins[i].top[lane], pc, (int)k, b - a);
+        return;
+    }
+    for (; i <= last; i++) {
+        uint64_t lo = i << sh > a ? i << sh : a, hi = (i + 1) << sh < b ? (i + 1) << sh : b;
         bins[i].cycles[lane][k] += hi - lo;
         if (is_stall(k))
             top_add(bins[i].top[lane], pc, (int)k, hi - lo);
@@ -154,7 +181,7 @@ static void add(dv_profile *p, unsigned ci, dv_pipe lane, uint64_t pc, dv_prof_c
     c->pipe[lane][k] += b - a;
     size_t idx = (size_t)(pc / DV_INSN_BYTES);
     if (idx < p->r.npcs)
-        c->pcs[idx].cycles[lane == DV_PIPE_S ? DV_PROF_LANE_S : DV_PROF_LANE_PIPE][k] += b - a;
+        c->pcs[idx].cycles[k][lane == DV_PIPE_S ? DV_PROF_LANE_S : DV_PROF_LANE_PIPE] += b - a;
     bins_add(p, c->kind, lane, pc, k, a, b);
 }
 
@@ -188,13 +215,25 @@ static void release_add(dv_profile *p, uint64_t wait_pc, dv_prof_release_kind ki
                         uint64_t set_pc, uint64_t cycles)
 {
     dv_prof_result *r = &p->r;
-    size_t h = p->release_hint;
-    for (size_t n = 0; n < r->nreleases; n++, h = (h + 1) % r->nreleases) {
+    if (kind != DV_PROF_REL_CC)
+        set_core = 0; /* a set_flag of the waiting core itself: one entry for every core */
+    size_t idx = (size_t)(wait_pc / DV_INSN_BYTES);
+    uint32_t *hint = idx < r->npcs ? &p->release_hint[idx] : NULL;
+    if (hint && *hint) {
+        dv_prof_release *x = &r->releases[*hint - 1];
+        if (x->kind == kind && x->set_pc == set_pc && x->set_core == set_core) {
+            x->cycles += cycles;
+            x->waits++;
+            return;
+        }
+    }
+    for (size_t h = 0; h < r->nreleases; h++) {
         dv_prof_release *x = &r->releases[h];
         if (x->wait_pc == wait_pc && x->kind == kind && x->set_pc == set_pc && x->set_core == set_core) {
             x->cycles += cycles;
             x->waits++;
-            p->release_hint = h;
+            if (hint)
+                *hint = (uint32_t)h + 1;
             return;
         }
     }
@@ -209,7 +248,9 @@ static void release_add(dv_profile *p, uint64_t wait_pc, dv_prof_release_kind ki
         p->release_cap = cap;
     }
     r->releases[r->nreleases] = (dv_prof_release){wait_pc, kind, set_core, set_pc, cycles, 1};
-    p->release_hint = r->nreleases++;
+    r->nreleases++;
+    if (hint)
+        *hint = (uint32_t)r->nreleases;
 }
 
 static void release_of_flag(dv_profile *p, unsigned ci, const dv_insn *in, uint64_t wait_pc, uint64_t cycles)
@@ -241,6 +282,7 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
     dv_prof_result *r = &p->r;
     r->ncores = dv_sim_ncores(sim);
     r->bin_width = 16;
+    p->bin_shift = 4;
     r->cores = calloc(r->ncores ? r->ncores : 1, sizeof *r->cores);
     p->track = calloc(r->ncores ? r->ncores : 1, sizeof *p->track);
     if (!r->cores || !p->track)
@@ -250,6 +292,8 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
         dv_sim_core_info(sim, i, &info);
         r->obj = info.obj;
         r->npcs = info.obj->text_size / DV_INSN_BYTES;
+        if (!p->release_hint && !(p->release_hint = calloc(r->npcs ? r->npcs : 1, sizeof *p->release_hint)))
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the profile");
         dv_prof_core *c = &r->cores[i];
         c->kind = info.kind;
         memcpy(c->has_pipe, info.has_pipe, sizeof c->has_pipe);
@@ -278,12 +322,41 @@ static void on_insn(void *user, const dv_trace_insn *ev)
     dv_pipe lane = ev->lane;
     if (ci >= p->r.ncores || (unsigned)lane >= DV_PIPE_COUNT)
         return;
-    count(p, ci, lane, ev->pc);
-    touch(p, ci, lane, ev->pc, ev->start, ev->end);
-    if (lane == DV_PIPE_S) {
-        add(p, ci, lane, ev->pc, DV_PROF_BUSY, ev->start, ev->end);
+    size_t idx = (size_t)(ev->pc / DV_INSN_BYTES);
+    if (lane == DV_PIPE_S) { /* the common case, kept short */
+        core_track *t = &p->track[ci];
+        lane_state *l = &t->lane[DV_PIPE_S];
+        uint64_t a = ev->start, b = ev->end;
+        if (a > l->free || idx >= p->r.npcs) {
+            count(p, ci, lane, ev->pc);
+            touch(p, ci, lane, ev->pc, a, b);
+            add(p, ci, lane, ev->pc, DV_PROF_BUSY, a, b);
+            return;
+        }
+        l->free = b > l->free ? b : l->free;
+        l->used = true;
+        l->last_pc = ev->pc;
+        l->last_start = a;
+        if (b <= a)
+            return;
+        dv_prof_core *c = &p->r.cores[ci];
+        dv_prof_pc *pp = &c->pcs[idx];
+        pp->count[DV_PROF_LANE_S]++;
+        pp->cycles[DV_PROF_BUSY][DV_PROF_LANE_S] += b - a;
+        c->pipe[DV_PIPE_S][DV_PROF_BUSY] += b - a;
+        unsigned sh = p->bin_shift;
+        if (b <= (uint64_t)DV_PROF_BINS << sh && a >> sh == (b - 1) >> sh) {
+            if (t->pend_busy && t->pend_bin != a >> sh)
+                pend_flush(p, ci);
+            t->pend_bin = a >> sh;
+            t->pend_busy += b - a;
+        } else {
+            bins_add(p, c->kind, lane, ev->pc, DV_PROF_BUSY, a, b);
+        }
         return;
     }
+    count(p, ci, lane, ev->pc);
+    touch(p, ci, lane, ev->pc, ev->start, ev->end);
     dv_opcode op = ev->insn->op;
     if (op == DV_OP_WAIT_FLAG || op == DV_OP_CC_WAIT_FLAG) {
         if (ev->end > ev->start) {
@@ -391,7 +464,7 @@ static void cut_back(dv_profile *p, unsigned ci, dv_pipe lane, uint64_t stop)
         uint64_t n = l->last_parts[part[i]] < over ? l->last_parts[part[i]] : over;
         c->pipe[lane][order[i]] -= n;
         if (idx < p->r.npcs)
-            c->pcs[idx].cycles[ln][order[i]] -= n;
+            c->pcs[idx].cycles[order[i]][ln] -= n;
         over -= n;
     }
     l->free = stop;
@@ -403,6 +476,8 @@ static void on_end(void *user, uint64_t cycles, bool done)
     p->r.ended = true;
     p->r.done = done;
     p->r.cycles = cycles;
+    for (unsigned ci = 0; ci < p->r.ncores; ci++)
+        pend_flush(p, ci);
     for (unsigned ci = 0; ci < p->r.ncores; ci++) {
         dv_core_info info;
         dv_sim_core_info(p->sim, ci, &info);
