@@ -111,10 +111,11 @@ void dv_profile_destroy(dv_profile *p);
 /* Observes sim's next run (before dv_sim_start).  A later launch of the
  * same simulation starts the profile again. */
 dv_status dv_profile_attach(dv_profile *p, dv_sim *sim, dv_error *err);
-/* The profile; complete once the run has ended (dv_sim_finish).  NULL
- * before the launch.  An allocation that failed shows as DV_ERR_NOMEM in
- * dv_profile_status. */
-const dv_prof_result *dv_profile_result(const dv_profile *p);
+/* The profile so far (a live view during the run); complete once the run
+ * has ended (dv_sim_finish).  NULL before the launch.  Valid until the next
+ * call, a new launch or dv_profile_destroy.  An allocation that failed
+ * shows as DV_ERR_NOMEM in dv_profile_status. */
+const dv_prof_result *dv_profile_result(dv_profile *p);
 dv_status dv_profile_status(const dv_profile *p);
 
 #endif

@@ -34,18 +34,28 @@ const char *dv_prof_class_stat(dv_prof_class k)
  * interval (to cut it back if the run stopped inside it). */
 typedef struct lane_state {
     uint64_t free;
-    bool used;
     uint64_t last_pc;
     uint64_t last_start;
+    bool used;
     uint64_t last_parts[3]; /* busy, bank, memory of the last unit instruction */
 } lane_state;
 
+/* What nearly every Scalar instruction adds to, apart from the public
+ * per-pc records (a quarter of their size, so it stays in cache): folded
+ * into them by dv_profile_result. */
+typedef struct pc_hot {
+    uint64_t count, busy;
+} pc_hot;
+
+/* A core as the observer follows it.  The first cache line holds all that
+ * a Scalar instruction touches here (the Scalar's busy cycles and its bin
+ * are batched, folded in by fold_hot and pend_flush). */
 typedef struct core_track {
-    lane_state lane[DV_PIPE_COUNT];
-    /* the Scalar unit's busy cycles not yet in the timeline, all in bin
-     * pend_bin (most instructions are the Scalar's: one bin update per run
-     * of them instead of one each) */
+    _Alignas(64) pc_hot *hot; /* [npcs]: the Scalar lane's executions and busy cycles */
+    uint64_t s_busy;          /* the Scalar's busy cycles not yet in pipe[S] */
+    /* its busy cycles not yet in the timeline, all in bin pend_bin */
     uint64_t pend_bin, pend_busy;
+    lane_state lane[DV_PIPE_COUNT];
     uint64_t last_set[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS]; /* pc + 1 of the last set_flag */
 } core_track;
 
@@ -61,8 +71,25 @@ struct dv_profile {
     dv_status status;
 };
 
+static void fold_hot(dv_profile *p)
+{
+    for (unsigned ci = 0; p->track && ci < p->r.ncores; ci++) {
+        p->r.cores[ci].pipe[DV_PIPE_S][DV_PROF_BUSY] += p->track[ci].s_busy;
+        p->track[ci].s_busy = 0;
+        pc_hot *h = p->track[ci].hot;
+        dv_prof_pc *pcs = p->r.cores[ci].pcs;
+        for (size_t i = 0; h && pcs && i < p->r.npcs; i++) {
+            pcs[i].count[DV_PROF_LANE_S] += h[i].count;
+            pcs[i].cycles[DV_PROF_BUSY][DV_PROF_LANE_S] += h[i].busy;
+            h[i].count = h[i].busy = 0;
+        }
+    }
+}
+
 static void free_result(dv_profile *p)
 {
+    for (unsigned i = 0; p->track && i < p->r.ncores; i++)
+        free(p->track[i].hot);
     for (unsigned i = 0; i < p->r.ncores; i++)
         free(p->r.cores[i].pcs);
     free(p->r.cores);
@@ -284,7 +311,10 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
     r->bin_width = 16;
     p->bin_shift = 4;
     r->cores = calloc(r->ncores ? r->ncores : 1, sizeof *r->cores);
-    p->track = calloc(r->ncores ? r->ncores : 1, sizeof *p->track);
+    size_t tsize = (r->ncores ? r->ncores : 1) * sizeof *p->track;
+    p->track = aligned_alloc(64, tsize);
+    if (p->track)
+        memset(p->track, 0, tsize);
     if (!r->cores || !p->track)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the profile");
     for (unsigned i = 0; i < r->ncores; i++) {
@@ -298,7 +328,8 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
         c->kind = info.kind;
         memcpy(c->has_pipe, info.has_pipe, sizeof c->has_pipe);
         c->pcs = calloc(r->npcs ? r->npcs : 1, sizeof *c->pcs);
-        if (!c->pcs)
+        p->track[i].hot = calloc(r->npcs ? r->npcs : 1, sizeof *p->track[i].hot);
+        if (!c->pcs || !p->track[i].hot)
             return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the profile");
         unsigned k = (unsigned)info.kind < 3 ? (unsigned)info.kind : 0;
         r->kind_cores[k]++;
@@ -339,11 +370,10 @@ static void on_insn(void *user, const dv_trace_insn *ev)
         l->last_start = a;
         if (b <= a)
             return;
-        dv_prof_core *c = &p->r.cores[ci];
-        dv_prof_pc *pp = &c->pcs[idx];
-        pp->count[DV_PROF_LANE_S]++;
-        pp->cycles[DV_PROF_BUSY][DV_PROF_LANE_S] += b - a;
-        c->pipe[DV_PIPE_S][DV_PROF_BUSY] += b - a;
+        pc_hot *h = &t->hot[idx];
+        h->count++;
+        h->busy += b - a;
+        t->s_busy += b - a;
         unsigned sh = p->bin_shift;
         if (b <= (uint64_t)DV_PROF_BINS << sh && a >> sh == (b - 1) >> sh) {
             if (t->pend_busy && t->pend_bin != a >> sh)
@@ -351,7 +381,7 @@ static void on_insn(void *user, const dv_trace_insn *ev)
             t->pend_bin = a >> sh;
             t->pend_busy += b - a;
         } else {
-            bins_add(p, c->kind, lane, ev->pc, DV_PROF_BUSY, a, b);
+            bins_add(p, p->r.cores[ci].kind, lane, ev->pc, DV_PROF_BUSY, a, b);
         }
         return;
     }
@@ -478,6 +508,7 @@ static void on_end(void *user, uint64_t cycles, bool done)
     p->r.cycles = cycles;
     for (unsigned ci = 0; ci < p->r.ncores; ci++)
         pend_flush(p, ci);
+    fold_hot(p);
     for (unsigned ci = 0; ci < p->r.ncores; ci++) {
         dv_core_info info;
         dv_sim_core_info(p->sim, ci, &info);
@@ -541,8 +572,9 @@ dv_status dv_profile_attach(dv_profile *p, dv_sim *sim, dv_error *err)
     return dv_sim_add_hooks(sim, &h, err);
 }
 
-const dv_prof_result *dv_profile_result(const dv_profile *p)
+const dv_prof_result *dv_profile_result(dv_profile *p)
 {
+    fold_hot(p);
     return p->r.cores ? &p->r : NULL;
 }
 
