@@ -17,7 +17,7 @@
 
 void cmd_diff_help(FILE *out)
 {
-    fputs("usage: dvsim diff A B [--all] [--top N] [--fail-on PCT] [--json | --csv]\n"
+    fputs("usage: dvsim diff A B [--all] [--top N] [--macro-lines] [--fail-on PCT] [--json | --csv]\n"
           "\n"
           "Compares two runs: A and B are --out folders of dvsim run or dvsim profile (their stats.json,\n"
           "and profile.json if there is one) or such JSON files.  Prints every metric that moved (old,\n"
@@ -28,6 +28,8 @@ void cmd_diff_help(FILE *out)
           "\n"
           "  --all          every metric, also those that did not move\n"
           "  --top N        the N lines that moved most (default 20; 0: all)\n"
+          "  --macro-lines  match lines by their macro line (the part after <-): two kernels expanded\n"
+          "                 from the same macros, as matmul's variants from mm.inc\n"
           "  --fail-on PCT  exit 1 if a metric moved by more than PCT %\n"
           "  --json, --csv  the same content as JSON or CSV\n",
           out);
@@ -171,8 +173,16 @@ static int by_change(const void *p, const void *q)
     return strcmp(x->name, y->name);
 }
 
+/* The line a row is matched by: its "where", or with macro_lines the
+ * macro's line after " <- " (two kernels expanded from the same macros). */
+static const char *line_key(const char *where, bool macro_lines)
+{
+    const char *m = macro_lines ? strstr(where, " <- ") : NULL;
+    return m ? m + 4 : where;
+}
+
 /* Lines: the cost of every row of either profile ("where"). */
-static size_t lines(const side *a, const side *b, moved **out)
+static size_t lines(const side *a, const side *b, bool macro_lines, moved **out)
 {
     const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a->profile, "rows");
     const cJSON *rb = cJSON_GetObjectItemCaseSensitive(b->profile, "rows");
@@ -189,11 +199,12 @@ static size_t lines(const side *a, const side *b, moved **out)
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "cycles");
             if (!cJSON_IsString(w) || !cJSON_IsNumber(c))
                 continue;
+            const char *key = line_key(w->valuestring, macro_lines);
             size_t i = 0;
-            while (i < n && strcmp(m[i].name, w->valuestring) != 0)
+            while (i < n && strcmp(m[i].name, key) != 0)
                 i++;
             if (i == n)
-                m[n++] = (moved){w->valuestring, 0, 0, true, true};
+                m[n++] = (moved){key, 0, 0, true, true};
             if (s == 0)
                 m[i].old_v += c->valuedouble;
             else
@@ -243,7 +254,7 @@ static cJSON *moved_json(const moved *m)
     return e;
 }
 
-enum { OPT_ALL = CLI_OPT_FIRST, OPT_TOP, OPT_FAIL_ON, OPT_JSON, OPT_CSV };
+enum { OPT_ALL = CLI_OPT_FIRST, OPT_TOP, OPT_FAIL_ON, OPT_JSON, OPT_CSV, OPT_MACRO_LINES };
 
 int cmd_diff(int argc, char **argv)
 {
@@ -253,12 +264,13 @@ int cmd_diff(int argc, char **argv)
                                          {"fail-on", required_argument, NULL, OPT_FAIL_ON},
                                          {"json", no_argument, NULL, OPT_JSON},
                                          {"csv", no_argument, NULL, OPT_CSV},
+                                         {"macro-lines", no_argument, NULL, OPT_MACRO_LINES},
                                          {NULL, 0, NULL, 0}};
     cli_getopt g;
     cli_getopt_init(&g, "diff", argc, argv, "h", opts, false);
     const char *paths[2] = {NULL, NULL};
     int npaths = 0;
-    bool all = false, json = false, csv = false;
+    bool all = false, json = false, csv = false, macro_lines = false;
     uint64_t top = 20;
     double fail_on = -1;
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
@@ -267,6 +279,7 @@ int cmd_diff(int argc, char **argv)
         case OPT_ALL: all = true; break;
         case OPT_JSON: json = true; break;
         case OPT_CSV: csv = true; break;
+        case OPT_MACRO_LINES: macro_lines = true; break;
         case OPT_TOP:
             if (!cli_parse_u64(g.arg, &top))
                 return cli_usage_error("diff", "--top needs a number, not '%s'", g.arg);
@@ -305,7 +318,7 @@ int cmd_diff(int argc, char **argv)
     if (!rc && a.stats)
         nm = metrics(&a, &b, &mm);
     if (!rc && a.profile && b.profile)
-        nl = lines(&a, &b, &ml);
+        nl = lines(&a, &b, macro_lines, &ml);
     bool over = false;
     for (size_t i = 0; i < nm; i++)
         if (changed(&mm[i]) && fail_on >= 0 && fabs(pct_of(&mm[i])) > fail_on)
