@@ -54,6 +54,8 @@ OPS = {
 SAMPLES = {
     "vadd.dvs": ["--gm", "x=random:f16:32768:1", "--gm", "y=random:f16:32768:2", "--gm", "z=zeros:65536",
                  "--arg", "n=32768"],
+    "vadd_db.dvs": ["--gm", "x=random:f16:65536:1", "--gm", "y=random:f16:65536:2", "--gm", "z=zeros:131072",
+                    "--arg", "n=65536"],
     "vadd_loop.dvs": ["--arg", "n=20"],
     "mmad_loop.dvs": ["--arg", "n=20"],
     "copy_blocks.dvs": ["--blocks", "4", "--gm", "src=zeros:262144", "--gm", "dst=zeros:262144",
@@ -188,6 +190,10 @@ def ops():
 
 
 def samples():
+    on_disk = sorted(f for f in os.listdir(os.path.join(SRC, "kernels", "samples")) if f.endswith(".dvs"))
+    for f in on_disk:
+        if f not in SAMPLES:
+            fail("sample %s has no arguments in check_profile.py" % f)
     for name, args in SAMPLES.items():
         profile("sample " + name, [os.path.join("kernels", "samples", name)] + args)
 
