@@ -639,7 +639,8 @@ static void print_rows(FILE *out, const dv_prof_result *r, const prof_report_opt
             : o->by == PROF_BY_CALL ? "calling lines"
                                     : "source lines",
             shown, rows->n);
-    fprintf(out, "%6s %12s %10s  %-28s %-30s %s\n", "share", "cycles", "insns", "pipes", "classes", "where");
+    fprintf(out, "%6s %12s %10s  %-32s %s\n", "share", "cycles", "insns", "classes", "where");
+    fprintf(out, "%31s| cycles per pipe; the source line (a macro's: the call, then <- the statement)\n", "");
     for (size_t i = 0; i < shown; i++) {
         const prof_row *row = &rows->rows[i];
         char pipes[160] = "", cls[200];
@@ -649,9 +650,10 @@ static void print_rows(FILE *out, const dv_prof_result *r, const prof_report_opt
                 n += (size_t)snprintf(pipes + n, sizeof pipes - n, "%s%s:%" PRIu64, n ? " " : "",
                                       dv_pipe_trace_name((dv_pipe)p), row->pipe[p]);
         classes_text(row, cls, sizeof cls);
-        fprintf(out, "%5.1f%% %12" PRIu64 " %10" PRIu64 "  %-28s %-30s %s\n",
+        fprintf(out, "%5.1f%% %12" PRIu64 " %10" PRIu64 "  %-32s %s\n",
                 rows->total_cost ? 100.0 * (double)row->cost / (double)rows->total_cost : 0, row->cost,
-                row->insns, pipes, cls, row->where);
+                row->insns, cls, row->where);
+        fprintf(out, "%31s| %s\n", "", pipes);
         if (!o->no_source && row->ln && o->by != PROF_BY_PC) {
             char src[200];
             bool call = row->ln->call_line != 0;
