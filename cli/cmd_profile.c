@@ -16,27 +16,29 @@
 
 void cmd_profile_help(FILE *out)
 {
-    fputs("usage: dvsim profile OPERATOR|KERNEL.elf|KERNEL.dvs [profile options] [dvsim run options]\n"
-          "\n"
-          "Runs like dvsim run and says where every cycle went: every cycle of every pipe of every core\n"
-          "in one class (busy, memory, bank, flag, cc_flag, barrier, starved, queue_full, idle),\n"
-          "attributed to an instruction and its source line (for a macro's line, the calling line\n"
-          "first: k.dvs:52 <- lib.inc:37).  Prints the classes per pipe, the critical path (which pipe\n"
-          "bounded each phase and what held the others), and the lines by cost with their classes and\n"
-          "the set_flag that released each wait.  The classes are checked against the per-pipe totals\n"
-          "of the run's statistics (exit 70 if they disagree).\n"
-          "\n"
-          "profile options:\n"
-          "  --top N          list the N costliest rows (default 20; 0: all)\n"
-          "  --by line|call|pc  rows per source line (default), per calling line, or per instruction\n"
-          "  --core I         one core's figures (default: summed over the cores)\n"
-          "  --csv            the rows and pipes as CSV\n"
-          "  --no-source      no source text under the rows\n"
-          "  --json           (dvsim run's) the same content as JSON\n"
-          "  --out DIR        (dvsim run's) also writes DIR/profile.json, for dvsim diff\n"
-          "\n"
-          "docs/profiling.md explains the classes and works through examples.\n",
-          out);
+    fputs(
+        "usage: dvsim profile OPERATOR|KERNEL.elf|KERNEL.dvs [profile options] [dvsim run options]\n"
+        "\n"
+        "Runs like dvsim run and says where every cycle went: every cycle of every pipe of every core\n"
+        "in one class (busy, memory, bank, flag, cc_flag, barrier, starved, queue_full, idle),\n"
+        "attributed to an instruction and its source line (for a macro's line, the calling line\n"
+        "first: k.dvs:52 <- lib.inc:37).  Prints the classes per pipe, the critical path (which pipe\n"
+        "bounded each phase and what held the others), and the lines by cost with their classes and\n"
+        "the set_flag that released each wait.  The classes are checked against the per-pipe totals\n"
+        "of the run's statistics (exit 70 if they disagree).\n"
+        "\n"
+        "profile options:\n"
+        "  --top N          list the N costliest rows (default 20; 0: all)\n"
+        "  --by line|call|pc  rows per source line (default), per calling line, or per instruction\n"
+        "  --core I         one core's figures (default: summed over the cores)\n"
+        "  --kind K         only the cores of kind coupled, aic or aiv (a mix kernel's Cube or Vector side)\n"
+        "  --csv            the rows and pipes as CSV\n"
+        "  --no-source      no source text under the rows\n"
+        "  --json           (dvsim run's) the same content as JSON\n"
+        "  --out DIR        (dvsim run's) also writes DIR/profile.json, for dvsim diff\n"
+        "\n"
+        "docs/profiling.md explains the classes and works through examples.\n",
+        out);
 }
 
 typedef struct prof_run {
@@ -47,12 +49,16 @@ typedef struct prof_run {
     char title[256];
 } prof_run;
 
-enum { OPT_TOP = CLI_OPT_HOOK, OPT_BY, OPT_CORE, OPT_CSV, OPT_NO_SOURCE };
+enum { OPT_TOP = CLI_OPT_HOOK, OPT_BY, OPT_CORE, OPT_CSV, OPT_NO_SOURCE, OPT_KIND };
 
 static const struct option prof_options[] = {
-    {"top", required_argument, NULL, OPT_TOP},       {"by", required_argument, NULL, OPT_BY},
-    {"core", required_argument, NULL, OPT_CORE},     {"csv", no_argument, NULL, OPT_CSV},
-    {"no-source", no_argument, NULL, OPT_NO_SOURCE}, {NULL, 0, NULL, 0},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"by", required_argument, NULL, OPT_BY},
+    {"core", required_argument, NULL, OPT_CORE},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"no-source", no_argument, NULL, OPT_NO_SOURCE},
+    {"kind", required_argument, NULL, OPT_KIND},
+    {NULL, 0, NULL, 0},
 };
 
 static int option(void *user, int code, const char *v)
@@ -79,6 +85,16 @@ static int option(void *user, int code, const char *v)
             pr->o.by = PROF_BY_PC;
         else
             return cli_usage_error("profile", "--by needs line, call or pc, not '%s'", v);
+        return 0;
+    case OPT_KIND:
+        if (strcmp(v, "coupled") == 0)
+            pr->o.kind = DV_KIND_COUPLED;
+        else if (strcmp(v, "aic") == 0)
+            pr->o.kind = DV_KIND_AIC;
+        else if (strcmp(v, "aiv") == 0)
+            pr->o.kind = DV_KIND_AIV;
+        else
+            return cli_usage_error("profile", "--kind needs coupled, aic or aiv, not '%s'", v);
         return 0;
     case OPT_CSV: pr->csv = true; return 0;
     case OPT_NO_SOURCE: pr->o.no_source = true; return 0;
@@ -143,6 +159,14 @@ static int after(void *user, dv_sim *sim, const dv_run_result *res)
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the profile"});
     if (pr->o.core >= 0 && (unsigned)pr->o.core >= r->ncores)
         return cli_usage_error("profile", "--core %d: the run has cores 0..%u", pr->o.core, r->ncores - 1);
+    unsigned nkind = 0;
+    for (unsigned i = 0; pr->o.kind >= 0 && i < r->ncores; i++)
+        nkind += (int)r->cores[i].kind == pr->o.kind;
+    if (pr->o.kind >= 0 && !nkind)
+        return cli_usage_error("profile", "--kind %s: the run has no core of that kind",
+                               pr->o.kind == DV_KIND_AIC   ? "aic"
+                               : pr->o.kind == DV_KIND_AIV ? "aiv"
+                                                           : "coupled");
     char why[300];
     if (!prof_check_sums(sim, r, why, sizeof why)) {
         fprintf(stderr, "dvsim profile: the profile disagrees with the statistics: %s\n", why);
@@ -178,6 +202,7 @@ int cmd_profile(int argc, char **argv)
     memset(&pr, 0, sizeof pr);
     pr.o.top = 20;
     pr.o.core = -1;
+    pr.o.kind = -1;
     cli_run_hooks hooks = {.cmd = "profile",
                            .options = prof_options,
                            .option = option,

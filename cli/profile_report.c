@@ -67,8 +67,7 @@ static void key_of(const dv_prof_result *r, uint64_t pc, prof_group by, char *bu
 
 static bool in_scope(const dv_prof_result *r, unsigned ci, const prof_report_opts *o)
 {
-    (void)r;
-    return o->core < 0 || (unsigned)o->core == ci;
+    return (o->core < 0 || (unsigned)o->core == ci) && (o->kind < 0 || (int)r->cores[ci].kind == o->kind);
 }
 
 static int row_cmp(const void *a, const void *b)

@@ -18,6 +18,7 @@ typedef struct prof_report_opts {
     prof_group by;
     unsigned top;   /* rows listed (0: all) */
     int core;       /* -1: every core summed */
+    int kind;       /* a dv_core_kind: only the cores of that kind (a mix kernel's AIC or AIV); -1: all */
     bool no_source; /* no source text under each row */
 } prof_report_opts;
 

@@ -261,6 +261,20 @@ def macros():
             fail("macros --by call: no row for macros.dvs:%d (%s)" % (line, sorted(wheres)))
 
 
+def kinds():
+    """--kind: the rows of a mix kernel's AIV side are those of its AIV cores, and add up with the
+    AIC side's to the whole run's."""
+    base = ["profile", "attention", "--chip", "ascend910b", "--no-data", "--shape", "SQ=64,SK=128", "--json",
+            "--top", "0"]
+    total = json.loads(run(base).stdout)
+    parts = [json.loads(run(base + ["--kind", k]).stdout) for k in ("aic", "aiv")]
+    if sum(p["total_cost"] for p in parts) != total["total_cost"]:
+        fail("--kind: aic + aiv costs %s != %d" % ([p["total_cost"] for p in parts], total["total_cost"]))
+    for p, k in zip(parts, ("aic", "aiv")):
+        if {c["kind"] for c in p["per_core"]} != {k}:
+            fail("--kind %s: per_core has %s" % (k, {c["kind"] for c in p["per_core"]}))
+
+
 def deterministic():
     args = ["profile", "matmul", "--shape", "M=64,N=48,K=96", "--json"]
     if run(args).stdout != run(args).stdout:
@@ -271,6 +285,8 @@ def bad_input():
     for args, code in [(["profile", "matmul", "--top", "x"], 64), (["profile", "matmul", "--by", "file"], 64),
                        (["profile", "matmul", "--json", "--csv"], 64),
                        (["profile", "matmul", "--shape", "M=64,N=48,K=96", "--core", "99"], 64),
+                       (["profile", "matmul", "--shape", "M=64,N=48,K=96", "--kind", "aiv"], 64),
+                       (["profile", "matmul", "--kind", "gpu"], 64),
                        (["diff", "/nonexistent/a", "/nonexistent/b"], 66), (["diff", "a"], 64)]:
         p = run(args, code)
         if p.stderr.count("\n") != 1:
@@ -317,6 +333,7 @@ slow_barrier()
 missing_set()
 macros()
 deterministic()
+kinds()
 samples()
 if not quick:
     ops()
