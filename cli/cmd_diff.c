@@ -254,6 +254,18 @@ static cJSON *moved_json(const moved *m)
     return e;
 }
 
+/* A CSV field in quotes, a quote doubled. */
+static void csv_quoted(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
 enum { OPT_ALL = CLI_OPT_FIRST, OPT_TOP, OPT_FAIL_ON, OPT_JSON, OPT_CSV, OPT_MACRO_LINES };
 
 int cmd_diff(int argc, char **argv)
@@ -350,8 +362,10 @@ int cmd_diff(int argc, char **argv)
                     continue;
                 char pt[32];
                 pct_text(&m[i], pt, sizeof pt);
-                printf("%s,\"%s\",%.17g,%.17g,%.17g,%s\n", s ? "line" : "metric", m[i].name, m[i].old_v,
-                       m[i].new_v, m[i].new_v - m[i].old_v, pt[0] == '+' || pt[0] == '-' ? pt : "");
+                printf("%s,", s ? "line" : "metric");
+                csv_quoted(m[i].name);
+                printf(",%.17g,%.17g,%.17g,%s\n", m[i].old_v, m[i].new_v, m[i].new_v - m[i].old_v,
+                       pt[0] == '+' || pt[0] == '-' ? pt : "");
             }
         }
     } else {
@@ -378,9 +392,11 @@ int cmd_diff(int argc, char **argv)
             printf(
                 "\nsource lines by how much their cost moved (cycles on every pipe but starved and idle)\n");
             printf("%16s %16s %16s %10s  %s\n", "old", "new", "change", "%", "where");
+            size_t moved_lines = 0;
             for (size_t i = 0; i < nl_shown; i++) {
                 if (!all && !changed(&ml[i]))
                     continue;
+                moved_lines++;
                 char pt[32];
                 pct_text(&ml[i], pt, sizeof pt);
                 num(stdout, ml[i].old_v, 15);
@@ -388,6 +404,8 @@ int cmd_diff(int argc, char **argv)
                 num(stdout, ml[i].new_v - ml[i].old_v, 16);
                 printf(" %10s  %s\n", pt, ml[i].name);
             }
+            if (!moved_lines)
+                printf("(no line moved)\n");
         }
         rc = cli_stdout_done();
     }
