@@ -43,6 +43,10 @@ int cmd_bench(int argc, char **argv);
 void cmd_bench_help(FILE *out);
 int cmd_isa(int argc, char **argv);
 void cmd_isa_help(FILE *out);
+int cmd_profile(int argc, char **argv);
+void cmd_profile_help(FILE *out);
+int cmd_diff(int argc, char **argv);
+void cmd_diff_help(FILE *out);
 /* dvsim viz: dvsim run with the SDL window (viz/) taking over the run. */
 int cmd_viz(int argc, char **argv);
 void cmd_viz_help(FILE *out);

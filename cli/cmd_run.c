@@ -338,9 +338,8 @@ typedef struct run_state {
     run_trace rt;
     run_san san; /* --sanitize */
     char title[256];
-    int rc;             /* the exit code of a failure in attach() */
-    size_t model_stats; /* the statistics of the model (stats.json); the rest are host.* times (0: all) */
-    run_progress prog;  /* the progress line of a long run */
+    int rc;            /* the exit code of a failure in attach() */
+    run_progress prog; /* the progress line of a long run */
 } run_state;
 
 /* --log: the simulator's messages, one line each on stderr. */
@@ -369,9 +368,9 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
     run_title(o, opr, sim, rs->title, sizeof rs->title);
     if (opr && opr->launches > 1 &&
         (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
-        return cli_usage_error(cmd, "%s follows one launch; %s runs %u (variant %s)",
-                               rs->hooks ? "dvsim viz" : "--trace", opr->op->name, opr->launches,
-                               dv_opr_variant(opr));
+        return cli_usage_error(cmd, "%s%s follows one launch; %s runs %u (variant %s)",
+                               rs->hooks ? "dvsim " : "", rs->hooks ? rs->hooks->cmd : "--trace",
+                               opr->op->name, opr->launches, dv_opr_variant(opr));
     if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
         return rc;
     if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
@@ -400,8 +399,7 @@ static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
  * operator's job (NULL for a kernel); stats are the run's statistics (an
  * operator's with its op.* figures). */
 static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const dv_run_result *res,
-                  const dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr,
-                  const uint64_t *len)
+                  dv_stat_list *stats, const dv_chip_config *cfg, const uint64_t *addr, const uint64_t *len)
 {
     run_opts *o = rs->o;
     const dv_opr_run *opr = jr ? jr->run : NULL;
@@ -411,17 +409,24 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         return rc;
     if (rs->hooks && rs->hooks->after && (rc = rs->hooks->after(rs->hooks->user, sim, res)) != 0)
         return rc;
-    /* stats.json holds the model's figures alone: the same bytes every run */
-    dv_stat_list model = *stats;
-    if (rs->model_stats)
-        model.count = rs->model_stats;
+    bool own = rs->hooks && rs->hooks->own_output; /* the command printed its own results */
+    if (o->metrics)                                /* the groups' tables come after the report */
+        run_metrics(sim, res, o->metrics, false, stats);
+    /* stats.json holds the model's figures alone, without the host.* times:
+     * the same bytes every run */
+    dv_stat_list model = {malloc((stats->count ? stats->count : 1) * sizeof *stats->items), 0, 0};
+    for (size_t i = 0; model.items && i < stats->count; i++)
+        if (strncmp(stats->items[i].name, "host.", 5) != 0)
+            model.items[model.count++] = stats->items[i];
     dv_buf js = DV_BUF_INIT, all = DV_BUF_INIT;
-    if (dv_stats_json(&model, &js) != DV_OK || (o->json && dv_stats_json(stats, &all) != DV_OK)) {
+    dv_status jst = model.items ? dv_stats_json(&model, &js) : DV_ERR_NOMEM;
+    free(model.items);
+    if (jst != DV_OK || (o->json && dv_stats_json(stats, &all) != DV_OK)) {
         dv_buf_free(&js);
         dv_buf_free(&all);
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the statistics"});
     }
-    if (o->json) {
+    if (o->json && !own) {
         char *withsan = rs->san.san ? run_san_json(&rs->san, all.data) : NULL;
         fputs(withsan ? withsan : all.data, stdout);
         if (withsan)
@@ -429,7 +434,7 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
         free(withsan);
     }
     dv_buf_free(&all);
-    if (!o->json) {
+    if (!o->json && !own) {
         if (jr)
             print_operator(jr);
         run_print_report(sim, dv_sim_kernel(sim)->name, res, stats);
@@ -440,8 +445,11 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     dv_buf_free(&js);
     if (!rc)
         rc = write_dumps(o, sim, opr, addr, len);
-    if (o->metrics && !o->json)
-        run_print_metrics(sim, res, (unsigned)dv_metric_group_find(o->metrics));
+    if (o->metrics && !o->json && !own) {
+        dv_stat_list scratch = {NULL, 0, 0};
+        run_metrics(sim, res, o->metrics, true, &scratch);
+        dv_stats_free(&scratch);
+    }
     if (rs->pc.perf) {
         int prc = run_pmu_finish(&rs->pc, o->json);
         if (!rc)
@@ -529,7 +537,6 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
             rc = cli_fail(&err);
         }
     } else {
-        rs->model_stats = jr.stats.count;
         run_host_stats(&jr);
         rc = report(rs, dv_opr_sim(jr.run), &jr, &jr.res, &jr.stats, cfg, NULL, NULL);
     }
@@ -585,7 +592,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
             rc = cli_fail(&err);
         } else {
             double wall = cli_now() - t0, cpu = cpu_now() - c0;
-            rs->model_stats = stats.count; /* host.* for --json only, as for an operator */
+            /* host.* for --json only (report leaves them out of stats.json) */
             dv_stats_add(&stats, "s", "host wall time: the simulation", wall, false, "host.sim_seconds");
             dv_stats_add(&stats, "s", "host CPU time, every thread: the simulation", cpu, false,
                          "host.sim_cpu_seconds");

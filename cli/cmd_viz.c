@@ -41,7 +41,8 @@ void cmd_viz_help(FILE *out)
           "\n"
           "keys: space pause/run, n step one instruction, c step N cycles ([ ] halve/double N),\n"
           "+/- or wheel zoom, arrows or drag pan, f follow, up/down/Tab/click pick a core, , . speed,\n"
-          "q or Esc quit.  docs/trace-and-viz.md describes the view.\n",
+          "l the per-line cost panel (dvsim profile's classes, live), p pick a pipe, s jump to its next\n"
+          "stall, q or Esc quit.  docs/trace-and-viz.md describes the view.\n",
           out);
 }
 

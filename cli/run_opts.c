@@ -57,7 +57,7 @@ void cmd_run_help(FILE *out)
           "  --json                 print the statistics as one JSON object\n"
           "  --out DIR              write DIR/stats.json and DIR/config.ini\n"
           "  --pmu EV,... [--pmu-period P] [--pmu-ring N]   count (and sample) PMU events\n"
-          "  --metrics GROUP        print an msprof metric group\n"
+          "  --metrics GROUP,...    print msprof metric groups (also in --json and stats.json)\n"
           "  --sanitize[=CHECKS]    check races, sync, uninitialised reads and GM use in the same run\n"
           "                           (race,sync,init,mem; default all; docs/sanitizer.md): exit 1 if found\n"
           "  --log LEVEL            the simulator's log on stderr (\"dvsim: sim: info: ...\"): error, warn,\n"
@@ -228,14 +228,22 @@ static int number_option(const char *cmd, run_opts *o, int code, const char *v)
 static int metrics_option(const char *cmd, run_opts *o, const char *v)
 {
     o->metrics = v;
-    if (dv_metric_group_find(v) >= 0)
-        return 0;
-    char list[256] = "";
-    for (unsigned g = 0; g < dv_metric_group_count(); g++) {
-        strncat(list, g ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, dv_metric_group_name(g), sizeof list - strlen(list) - 1);
+    for (const char *t = v;; t++) { /* GROUP[,GROUP...] */
+        size_t n = strcspn(t, ",");
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), t);
+        if (!n || n >= sizeof one || dv_metric_group_find(one) < 0) {
+            char list[256] = "";
+            for (unsigned g = 0; g < dv_metric_group_count(); g++) {
+                strncat(list, g ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, dv_metric_group_name(g), sizeof list - strlen(list) - 1);
+            }
+            return cli_usage_error(cmd, "--metrics: unknown group '%.*s' (%s)", (int)n, t, list);
+        }
+        t += n;
+        if (!*t)
+            return 0;
     }
-    return cli_usage_error(cmd, "--metrics: unknown group '%s' (%s)", v, list);
 }
 
 /* --sanitize[=race,sync,init,mem]: every check without a value. */

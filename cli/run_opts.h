@@ -60,6 +60,7 @@ typedef struct cli_run_hooks {
     int (*before)(void *user, dv_sim *sim, const char *title);
     int (*after)(void *user, dv_sim *sim, const dv_run_result *res);
     void *user;
+    bool own_output; /* after() prints the results: not dvsim run's report or JSON (dvsim profile) */
 } cli_run_hooks;
 
 /* Reads argv (argv[0] is the command: "run", or hooks->cmd) into o; with

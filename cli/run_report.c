@@ -117,6 +117,33 @@ void run_print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned g)
     }
 }
 
+void run_metrics(const dv_sim *sim, const dv_run_result *res, const char *groups, bool print, dv_stat_list *l)
+{
+    for (const char *t = groups; t && *t;) {
+        size_t n = strcspn(t, ",");
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), t);
+        int g = dv_metric_group_find(one);
+        t += n + (t[n] == ',');
+        if (g < 0)
+            continue; /* run_opts_parse checked them */
+        if (print)
+            run_print_metrics(sim, res, (unsigned)g);
+        const char *gn = dv_metric_group_name((unsigned)g);
+        dv_metric_row row;
+        dv_sim_metrics(sim, res, (unsigned)g, DV_METRIC_CHIP, &row);
+        for (unsigned m = 0; m < row.n; m++)
+            dv_stats_add(l, row.unit[m], "msprof metric group value for the chip", row.value[m], false,
+                         "metrics.%s.chip.%s", gn, row.name[m]);
+        for (unsigned c = 0; c < res->ncores; c++) {
+            dv_sim_metrics(sim, res, (unsigned)g, c, &row);
+            for (unsigned m = 0; m < row.n; m++)
+                dv_stats_add(l, row.unit[m], "msprof metric group value for the core", row.value[m], false,
+                             "metrics.%s.core%u.%s", gn, c, row.name[m]);
+        }
+    }
+}
+
 /* --pmu: host-side counters over the run, optional sampling to a file. */
 
 static void drain(dv_perf *p, void *user)

@@ -15,6 +15,11 @@ enum { RUN_CHIP = ~0u }; /* run_stat of chip.* instead of core<i>.* */
 double run_stat(const dv_stat_list *l, unsigned i, const char *suffix);
 void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res, const dv_stat_list *l);
 void run_print_metrics(const dv_sim *sim, const dv_run_result *res, unsigned group);
+/* --metrics GROUP,...: prints each group (print) and appends them to the
+ * statistics as metrics.<Group>.chip.<metric> and
+ * metrics.<Group>.core<i>.<metric>, for --json and stats.json. */
+void run_metrics(const dv_sim *sim, const dv_run_result *res, const char *groups, bool print,
+                 dv_stat_list *l);
 
 /* --pmu: host-side counters over the run, optional sampling to a file. */
 typedef struct pmu_ctx {

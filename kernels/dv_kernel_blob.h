@@ -12,6 +12,10 @@ typedef struct dv_kernel_blob {
     const char *source; /* the .dvs path relative to kernels/ */
     const uint8_t *elf;
     size_t size;
+    /* the source files of its line table (paths as there) and their text */
+    const char *const *src_names;
+    const char *const *src_texts;
+    size_t nsrcs;
 } dv_kernel_blob;
 
 #define DV_KERNEL_BLOB(sym) extern const dv_kernel_blob dvk_##sym

@@ -51,6 +51,10 @@ typedef struct dv_trace_insn {
     /* A unit instruction's bytes read plus written in each of the core's
      * buffers (GM: bytes moved to or from GM); zero otherwise. */
     uint64_t touched[DV_MEM_KIND_COUNT];
+    /* A unit instruction's cycles of [start, end) beyond its path's own
+     * time: waiting for the shared memory system (L2 or HBM bandwidth, GM
+     * lines another core transfers); zero otherwise. */
+    uint64_t mem_cycles;
 } dv_trace_insn;
 
 typedef enum dv_trace_flag_kind {

@@ -92,6 +92,7 @@ typedef struct dv_core_info {
      * (held: a dv_trace_stall_kind, or -1) */
     bool pipe_waiting[DV_PIPE_COUNT];
     uint64_t pipe_wait_since[DV_PIPE_COUNT];
+    uint64_t pipe_wait_pc[DV_PIPE_COUNT]; /* the waiting wait_flag / cc_wait_flag */
     int scalar_held;
     uint64_t scalar_held_since;
 } dv_core_info;

@@ -1,8 +1,10 @@
 /* viz.c - the SDL front end: window or headless surface, input, the pacer
  * that interleaves simulation slices and frames, frame timing, PNG output. */
 #include "dv_png.h"
+#include "dv_profile.h"
 #include "dv_viz.h"
 #include "viz_canvas_sdl.h"
+#include "viz_costs.h"
 #include "viz_draw.h"
 #include "viz_model.h"
 
@@ -39,6 +41,8 @@ struct dv_viz {
     double *times;
     unsigned ntimes;
     const char *keys_at; /* the rest of --keys */
+    bool jumped;         /* key s moved the view to the stall at jump_at (view end jump_end) */
+    uint64_t jump_at, jump_end;
 };
 
 static double now_ms(void)
@@ -118,6 +122,7 @@ dv_viz *dv_viz_create(const dv_viz_options *o, dv_error *err)
     v->view.mouse_y = v->o.headless ? v->o.hover_y : -1;
     v->view.show_host_time = !v->o.headless;
     v->view.step_cycles = 100;
+    v->view.sel_lane = -1;
     v->paused = v->o.paused && !v->o.headless;
     v->keys_at = v->o.headless ? v->o.keys : NULL;
     v->chunk = 64;
@@ -130,6 +135,7 @@ void dv_viz_destroy(dv_viz *v)
     if (!v)
         return;
     viz_model_free(&v->model);
+    dv_profile_destroy(v->model.prof);
     if (v->ren)
         SDL_DestroyRenderer(v->ren);
     if (v->win)
@@ -196,9 +202,56 @@ static void pick_core(dv_viz *v, int delta)
     v->view.core = (unsigned)(((int)v->view.core + delta + (int)n) % (int)n);
 }
 
+/* Key p: the next pipe the selected core has. */
+static void pick_lane(dv_viz *v)
+{
+    dv_core_info ci;
+    if (!v->model.ncores || !dv_sim_core_info(v->sim, v->view.core, &ci))
+        return;
+    for (int i = 1; i <= DV_PIPE_COUNT; i++) {
+        int lane = (v->view.sel_lane + i + DV_PIPE_COUNT) % DV_PIPE_COUNT;
+        if (ci.has_pipe[lane]) {
+            v->view.sel_lane = lane;
+            return;
+        }
+    }
+}
+
+/* Key s: the view centred on the next stall of the selected pipe after the
+ * centre of the view (the view stops following). */
+static void jump_to_stall(dv_viz *v)
+{
+    if (v->view.sel_lane < 0)
+        pick_lane(v);
+    /* after the last stall jumped to while the view stays there; else from
+     * the view's left edge */
+    uint64_t t1 = v->view.follow ? v->pos : v->view.end, half = v->view.span / 2;
+    uint64_t centre = t1 > v->view.span ? t1 - v->view.span : 0, start;
+    if (!v->view.follow && v->jumped && v->view.end == v->jump_end)
+        centre = v->jump_at;
+    char what[96];
+    if (!viz_next_stall(&v->model, v->view.core, v->view.sel_lane, centre, &start, what, sizeof what)) {
+        snprintf(v->view.note, sizeof v->view.note, "no stall of %s after cycle %llu",
+                 v->view.sel_lane >= 0 ? dv_lane_name((unsigned)v->view.sel_lane) : "a pipe",
+                 (unsigned long long)centre);
+    } else {
+        v->view.follow = false;
+        v->view.end = start + half > v->view.span ? start + half : v->view.span;
+        v->jumped = true;
+        v->jump_at = start;
+        v->jump_end = v->view.end;
+        snprintf(v->view.note, sizeof v->view.note, "cycle %llu: %s", (unsigned long long)start, what);
+    }
+    if (v->o.frame_log)
+        printf("jump: %s\n", v->view.note);
+}
+
 static void on_key(dv_viz *v, SDL_Keycode k)
 {
     switch (k) {
+    case SDLK_l: v->view.show_costs = !v->view.show_costs; break;
+    case SDLK_p: pick_lane(v); break;
+    case SDLK_s: jump_to_stall(v); break;
     case SDLK_SPACE:
         v->paused = !v->paused;
         v->stepping_insn = false;
@@ -412,7 +465,11 @@ dv_status dv_viz_attach(dv_viz *v, dv_sim *sim, const char *title, dv_error *err
         SDL_SetWindowTitle(v->win, wt);
     }
     v->pacer = (dv_sim_hooks){.user = v, .pace = pace};
-    dv_status st = dv_sim_add_hooks(sim, &v->model.hooks, err);
+    if (!v->model.prof && !(v->model.prof = dv_profile_create(err)))
+        return err->status;
+    dv_status st = dv_profile_attach(v->model.prof, sim, err);
+    if (st == DV_OK)
+        st = dv_sim_add_hooks(sim, &v->model.hooks, err);
     if (st == DV_OK)
         st = dv_sim_add_hooks(sim, &v->pacer, err);
     if (st != DV_OK)

@@ -1,6 +1,8 @@
 /* viz_draw.c - one frame of the view (see viz_draw.h for what it shows). */
 #include "viz_draw.h"
 
+#include "viz_costs.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -336,6 +338,8 @@ static void draw_timeline(viz_canvas *c, const layout *l, const viz_model *m, co
         if (lane)
             viz_fill(c, l->tl_x, y, l->label_w + l->plot_w, 1, C_GRID);
         bool present = has_lane(dc, lane);
+        if (lane == v->sel_lane)
+            viz_fill(c, l->tl_x, y + 1, 2 * l->k, l->lane_h - 1, C_NOW);
         viz_text(c, l->tl_x + 4 * l->k, y + (l->lane_h - l->lh) / 2 + l->k, l->plot_x,
                  dv_lane_name((unsigned)lane), present ? C_TEXT : C_GRID);
         draw_lane(c, l, v, &vc->lanes[lane], lane, t0, v->now);
@@ -714,7 +718,10 @@ void viz_draw(viz_canvas *c, int w, int h, const viz_model *m, viz_view *v)
         draw_timeline(c, &l, m, v);
         draw_overview(c, &l, m, v);
         draw_buffers(c, &l, m, v);
-        draw_graphs(c, &l, m, v);
+        if (v->show_costs)
+            viz_costs_draw(c, 8 * l.k, l.gr_y, l.w - 16 * l.k, l.gr_h, m, v->core, v->sel_lane, v->note);
+        else
+            draw_graphs(c, &l, m, v);
         draw_source(c, &l, m, v);
     }
     draw_legend(c, &l);

@@ -31,10 +31,13 @@ typedef struct viz_view {
     uint64_t cycles_per_frame, step_cycles;
     int mouse_x, mouse_y; /* -1: no mouse */
     /* changed by input */
-    unsigned core; /* the selected core */
-    uint64_t span; /* cycles across the timeline */
-    uint64_t end;  /* right edge of the timeline when not following */
-    bool follow;   /* the right edge is the current cycle */
+    unsigned core;   /* the selected core */
+    uint64_t span;   /* cycles across the timeline */
+    uint64_t end;    /* right edge of the timeline when not following */
+    bool follow;     /* the right edge is the current cycle */
+    bool show_costs; /* key l: the per-line cost panel in place of the graphs */
+    int sel_lane;    /* key p: the pipe whose next stall key s jumps to (-1: none) */
+    char note[128];  /* what the last jump found */
     /* the source line under the mouse (cached) */
     char src_key[320];
     char src_text[200];

@@ -75,9 +75,10 @@ typedef struct viz_model {
     unsigned ncores;
     viz_core *cores;
     dv_tcount *counters;
-    uint64_t period;    /* cycles per counter window */
-    dv_sim_hooks hooks; /* the events it gathers */
-    bool failed;        /* out of memory at launch */
+    uint64_t period;         /* cycles per counter window */
+    dv_sim_hooks hooks;      /* the events it gathers */
+    struct dv_profile *prof; /* the stall attribution of the run (dv_profile.h), for the cost panel */
+    bool failed;             /* out of memory at launch */
 } viz_model;
 
 /* Sets the model up (its hooks go to dv_sim_add_hooks); period: cycles

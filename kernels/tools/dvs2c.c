@@ -11,10 +11,78 @@
 #include "dv_asm.h"
 #include "dv_events.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A file as a C string literal, every byte that is not plain printable
+ * ASCII escaped in octal. */
+static void write_literal(FILE *out, const char *text, size_t n)
+{
+    fputs("    \"", out);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n')
+            fputs(i + 1 < n ? "\\n\"\n    \"" : "\\n", out);
+        else if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 32 || ch > 126 || ch == '?')
+            fprintf(out, "\\%03o", ch);
+        else
+            fputc(ch, out);
+    }
+    fputs("\"", out);
+}
+
+/* Every source file of the line table (the kernel and what it includes),
+ * so that profiles and listings of built-in kernels show their lines. */
+static int write_sources(FILE *out, const dv_obj *obj)
+{
+    fputs("static const char *const src_names[] = {", out);
+    for (size_t i = 0; i < obj->nfiles; i++)
+        fprintf(out, "\n    \"%s\",", obj->files[i]);
+    fputs(obj->nfiles ? "\n};\n\nstatic const char *const src_texts[] = {\n"
+                      : "NULL};\n\nstatic const char *const src_texts[] = {\n",
+          out);
+    for (size_t i = 0; i < obj->nfiles; i++) {
+        FILE *f = fopen(obj->files[i], "rb");
+        if (!f) {
+            perror(obj->files[i]);
+            return 66;
+        }
+        char *text = NULL;
+        size_t n = 0, cap = 0, got;
+        char chunk[4096];
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+            if (n + got + 1 > cap) {
+                cap = (n + got + 1) * 2;
+                char *t = realloc(text, cap);
+                if (!t) {
+                    free(text);
+                    fclose(f);
+                    return 70;
+                }
+                text = t;
+            }
+            memcpy(text + n, chunk, got);
+            n += got;
+        }
+        bool bad = ferror(f);
+        fclose(f);
+        if (bad) {
+            free(text);
+            perror(obj->files[i]);
+            return 74;
+        }
+        write_literal(out, text ? text : "", n);
+        fputs(",\n", out);
+        free(text);
+    }
+    fputs(obj->nfiles ? "};\n\n" : "NULL};\n\n", out);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -57,7 +125,6 @@ int main(int argc, char **argv)
         dv_obj_destroy(obj);
         return 70;
     }
-    dv_obj_destroy(obj);
     FILE *out = fopen(outpath, "w");
     if (!out) {
         perror(outpath);
@@ -69,9 +136,18 @@ int main(int argc, char **argv)
     fprintf(out, "static const uint8_t elf_bytes[%zu] = {", size);
     for (size_t i = 0; i < size; i++)
         fprintf(out, "%s0x%02x,", i % 16 ? " " : "\n    ", elf[i]);
-    fprintf(out, "\n};\n\nconst dv_kernel_blob dvk_%s = {\"%s\", elf_bytes, sizeof elf_bytes};\n", argv[4],
-            argv[2]);
+    fprintf(out, "\n};\n\n");
+    int rc = write_sources(out, obj);
+    dv_obj_destroy(obj);
+    fprintf(
+        out,
+        "const dv_kernel_blob dvk_%s = {\"%s\", elf_bytes, sizeof elf_bytes, src_names, src_texts, %s};\n",
+        argv[4], argv[2], "sizeof src_names / sizeof src_names[0]");
     free(elf);
+    if (rc) {
+        fclose(out);
+        return rc;
+    }
     if (fclose(out) != 0) {
         perror(outpath);
         return 74;

@@ -217,6 +217,8 @@ void dv_core_info_of(const dv_core *c, dv_core_info *out)
     for (int p = DV_PIPE_V; p < DV_PIPE_COUNT; p++) {
         out->pipe_waiting[p] = c->pipes[p].waiting;
         out->pipe_wait_since[p] = c->pipes[p].wait_since;
+        if (c->pipes[p].waiting && c->pipes[p].count)
+            out->pipe_wait_pc[p] = c->pipes[p].queue[c->pipes[p].head].pc;
     }
     out->scalar_held = -1;
     if (c->stalled_on >= 0)

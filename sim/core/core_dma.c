@@ -30,7 +30,7 @@ void core_dma_order(dv_core *c, dv_pipe_state *p)
     p->order_at = c->q->now;
 }
 
-uint64_t core_dma_cycles(dv_core *c, dv_pipe_state *p, const dv_op *op, dv_op_stats *st)
+uint64_t core_dma_cycles(dv_core *c, dv_pipe_state *p, const dv_op *op, dv_op_stats *st, uint64_t *own)
 {
     uint64_t now = c->q->now;
     uint64_t unit = dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == now, st);
@@ -55,6 +55,8 @@ uint64_t core_dma_cycles(dv_core *c, dv_pipe_state *p, const dv_op *op, dv_op_st
     /* and its bytes take their path time after the previous transfer's */
     uint64_t flow = unit - lead;
     uint64_t end = start + dur > now + flow ? start + dur : now + flow;
+    uint64_t alone = start + unit > now + flow ? start + unit : now + flow;
+    *own = (alone < end ? alone : end) - now;
     p->req_end[p->req_next] = end;
     p->req_next = (p->req_next + 1) % DV_MAX_REQUESTS;
     return end - now;

@@ -160,16 +160,17 @@ void core_pipe_event(dv_event *ev, void *ctx)
             pop(c, p);
             continue;
         }
-        uint64_t cycles;
+        uint64_t cycles, unit_cycles;
         dv_op_stats st;
         memset(&st, 0, sizeof st);
         if (in->op == DV_OP_PIPE_BARRIER)
-            cycles = c->cfg->barrier_cycles;
+            cycles = unit_cycles = c->cfg->barrier_cycles;
         else if (dv_isa_info(in->op)->tclass == DV_TC_DMA)
-            cycles = core_dma_cycles(c, p, op, &st);
+            cycles = core_dma_cycles(c, p, op, &st, &unit_cycles);
         else
-            cycles = core_gm_access(c, op, &st,
-                                    dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));
+            cycles = core_gm_access(
+                c, op, &st,
+                unit_cycles = dv_unit_cycles(&c->ctx, op, p->has_run && p->last_end == c->q->now, &st));
         core_buf_snap before;
         if (c->hooks)
             core_trace_buffers(c, &before);
@@ -179,7 +180,8 @@ void core_pipe_event(dv_event *ev, void *ctx)
         p->busy_since = c->q->now;
         c->stats.pipe[p->id].insns++;
         if (c->hooks) {
-            core_trace_unit(c, p->id, op, &st, cycles, &before);
+            core_trace_unit(c, p->id, op, &st, cycles, cycles > unit_cycles ? cycles - unit_cycles : 0,
+                            &before);
             if (c->hooks->access)
                 core_trace_access(c, p->id, op);
         }

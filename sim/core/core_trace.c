@@ -27,7 +27,7 @@ void core_trace_buffers(const dv_core *c, core_buf_snap *snap)
 }
 
 void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stats *st, uint64_t cycles,
-                     const core_buf_snap *before)
+                     uint64_t mem_cycles, const core_buf_snap *before)
 {
     if (!c->hooks->insn)
         return;
@@ -41,6 +41,7 @@ void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stat
     ev.insn = &op->insn;
     ev.op = op;
     ev.st = st;
+    ev.mem_cycles = mem_cycles;
     /* every buffer as core_account counted it: a path's ends, the Cube's
      * operands, the Vector unit's UB traffic */
     core_buf_snap after;

@@ -10,14 +10,15 @@
  * flag's wait or set. */
 void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *op, uint64_t pc,
                      uint64_t start, uint64_t end);
-/* A unit instruction issuing for `cycles`: snapshot the buffer counters
+/* A unit instruction issuing for `cycles`, mem_cycles of them spent
+ * waiting for the shared memory system: snapshot the buffer counters
  * before core_account (core_trace_buffers), report after it. */
 typedef struct core_buf_snap {
     uint64_t bytes[DV_MEM_KIND_COUNT];
 } core_buf_snap;
 void core_trace_buffers(const dv_core *c, core_buf_snap *snap);
 void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stats *st, uint64_t cycles,
-                     const core_buf_snap *before);
+                     uint64_t mem_cycles, const core_buf_snap *before);
 /* The footprint of a unit instruction issuing on `lane` (dv_unit_footprint);
  * call only when c->hooks->access is set. */
 void core_trace_access(dv_core *c, dv_pipe lane, const dv_op *op);

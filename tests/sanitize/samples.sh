@@ -21,6 +21,7 @@ for chip in ascend910 ascend310; do
     check $chip pmu_loop.dvs --gm out=zeros:64 --arg n=4
     check $chip vadd_loop.dvs --arg n=20
     check $chip vadd.dvs --gm x=random:f16:32768:1 --gm y=random:f16:32768:2 --gm z=zeros:65536 --arg n=32768
+    check $chip vadd_db.dvs --gm x=random:f16:32768:1 --gm y=random:f16:32768:2 --gm z=zeros:65536 --arg n=32768
     check $chip copy_blocks.dvs --blocks 4 --gm src=random:s8:1048576:3 --gm dst=zeros:1048576 --arg per_block=262144
     check $chip copy_db.dvs --blocks 4 --gm src=random:s8:1048576:3 --gm dst=zeros:1048576 --arg per_block=262144
     check $chip reread.dvs --blocks 4 --gm src=random:s8:1048576:3 --arg per_block=262144 --arg passes=2

@@ -13,6 +13,7 @@
  * consumed it before the end, or the wait lies outside --trace-window) ends
  * on an instant on the core's FLOWCTRL lane saying so: every "s" has its
  * "f". */
+#include "dv_profile.h"
 #include "dv_tjson_priv.h"
 
 #include <math.h>
@@ -134,8 +135,34 @@ static const char *cat_of(dv_pipe lane, const dv_insn *in)
 }
 
 /* Writes a slice; false if it lies outside the window. */
+/* The stall classes of a slice (dv_prof_classes.def): a wait's (stall,
+ * the whole slice), a unit instruction's memory and bank cycles. */
+typedef struct slice_stall {
+    const char *stall;
+    uint64_t mem, bank;
+} slice_stall;
+
+static void write_stall(dv_tjson *t, const slice_stall *ss, uint64_t cycles)
+{
+    if (ss->stall) {
+        tj_puts(t, ",\"stall\":\"");
+        tj_puts(t, ss->stall);
+        tj_puts(t, "\",\"stall_cycles\":");
+        tj_u64(t, cycles);
+    }
+    if (ss->mem) {
+        tj_puts(t, ",\"memory_cycles\":");
+        tj_u64(t, ss->mem);
+    }
+    if (ss->bank) {
+        tj_puts(t, ",\"bank_cycles\":");
+        tj_u64(t, ss->bank);
+    }
+}
+
 static bool write_slice(dv_tjson *t, unsigned core, unsigned lane, uint64_t start, uint64_t end,
-                        const char *text, const char *cat, dv_path path, uint64_t bytes, bool cut)
+                        const char *text, const char *cat, dv_path path, uint64_t bytes, bool cut,
+                        const slice_stall *ss)
 {
     if (!in_window(t, start, end) || !text)
         return false;
@@ -159,6 +186,7 @@ static bool write_slice(dv_tjson *t, unsigned core, unsigned lane, uint64_t star
     }
     if (cut)
         tj_puts(t, ",\"cut\":true");
+    write_stall(t, ss, end - start);
     tj_puts(t, "}}");
     t->tot.slices++;
     return true;
@@ -174,8 +202,9 @@ static void flush_slot(dv_tjson *t, unsigned core, unsigned lane, uint64_t stop)
     uint64_t end = cut ? stop : s->end;
     size_t idx = (size_t)(s->pc / DV_INSN_BYTES);
     const char *text = idx < t->ntext ? t->text[idx] : NULL;
+    slice_stall ss = {NULL, s->mem, s->bank};
     t->cores[core].last_written[lane] =
-        write_slice(t, core, lane, s->start, end, text, s->cat, s->path, s->bytes, cut);
+        write_slice(t, core, lane, s->start, end, text, s->cat, s->path, s->bytes, cut, &ss);
 }
 
 /* ---- flows ---- */
@@ -296,7 +325,12 @@ static void on_insn(void *user, const dv_trace_insn *ev)
     flush_slot(t, ev->core, ev->lane, UINT64_MAX);
     if (is_sync(ev->insn->op)) {
         /* written at once: a flow event follows it */
-        bool w = write_slice(t, ev->core, ev->lane, ev->start, ev->end, text, cat, DV_PATH_NONE, 0, false);
+        slice_stall ss = {NULL, 0, 0};
+        if (ev->end > ev->start && ev->lane != DV_PIPE_S)
+            ss.stall =
+                dv_prof_class_name(ev->insn->op == DV_OP_CC_WAIT_FLAG ? DV_PROF_CC_FLAG : DV_PROF_FLAG);
+        bool w =
+            write_slice(t, ev->core, ev->lane, ev->start, ev->end, text, cat, DV_PATH_NONE, 0, false, &ss);
         cs->last_written[ev->lane] = w;
         if (ev->lane == DV_PIPE_S && cs->scalar_set_flag >= 0) {
             pending_flow *pf = &cs->flags[cs->scalar_set_flag];
@@ -323,6 +357,8 @@ static void on_insn(void *user, const dv_trace_insn *ev)
     s->cat = cat;
     s->path = ev->st ? ev->st->path : DV_PATH_NONE;
     s->bytes = ev->st ? ev->st->bytes : 0;
+    s->mem = ev->mem_cycles;
+    s->bank = ev->st ? ev->st->ub_bank_conflict_cycles + ev->st->ub_group_conflict_cycles : 0;
 }
 
 static void on_flag(void *user, const dv_trace_flag *ev)
@@ -387,14 +423,20 @@ static void on_stall(void *user, const dv_trace_stall *ev)
     if (ev->core >= t->ncores || !in_window(t, ev->start, ev->end))
         return;
     char name[64];
+    slice_stall ss = {NULL, 0, 0};
     switch (ev->kind) {
     case DV_TRACE_STALL_QUEUE_FULL:
         snprintf(name, sizeof name, "queue full: %s", dv_lane_name(ev->pipe));
+        ss.stall = dv_prof_class_name(DV_PROF_QUEUE_FULL);
         break;
     case DV_TRACE_STALL_FLAG:
         snprintf(name, sizeof name, "wait_flag %s->s %u", dv_pipe_name(ev->pipe), ev->id);
+        ss.stall = dv_prof_class_name(DV_PROF_FLAG);
         break;
-    default: snprintf(name, sizeof name, "pipe_barrier all"); break;
+    default:
+        snprintf(name, sizeof name, "pipe_barrier all");
+        ss.stall = dv_prof_class_name(DV_PROF_BARRIER);
+        break;
     }
     tj_event_start(t, 'X', ev->core, DV_LANE_FLOWCTRL, ev->start);
     tj_puts(t, ",\"dur\":");
@@ -409,6 +451,7 @@ static void on_stall(void *user, const dv_trace_stall *ev)
     tj_u64(t, ev->start);
     tj_puts(t, ",\"cycles\":");
     tj_u64(t, ev->end - ev->start);
+    write_stall(t, &ss, ev->end - ev->start);
     tj_puts(t, "}}");
     t->tot.slices++;
 }

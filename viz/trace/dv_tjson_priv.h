@@ -25,6 +25,7 @@ typedef struct slot {
     const char *cat;
     dv_path path;
     uint64_t bytes;
+    uint64_t mem, bank; /* its memory-system and UB-conflict cycles (dv_profile.h's classes) */
 } slot;
 
 /* The open flow of a flag: set, not yet consumed. */
