@@ -520,11 +520,15 @@ static void on_end(void *user, uint64_t cycles, bool done)
             if (!c->has_pipe[pi])
                 continue;
             lane_state *l = &p->track[ci].lane[pi];
-            if (lane != DV_PIPE_S && info.pipe_waiting[pi] && stop > info.pipe_wait_since[pi]) {
+            /* a wait still open at the stop is a wait that never came, even
+             * when the run stopped (a deadlock found) the cycle it began */
+            if (lane != DV_PIPE_S && info.pipe_waiting[pi] && stop >= info.pipe_wait_since[pi]) {
                 uint64_t pc = info.pipe_wait_pc[pi];
                 bool cc = insn_at(p->r.obj, pc).op == DV_OP_CC_WAIT_FLAG;
-                touch(p, ci, lane, pc, info.pipe_wait_since[pi], stop);
-                add(p, ci, lane, pc, cc ? DV_PROF_CC_FLAG : DV_PROF_FLAG, info.pipe_wait_since[pi], stop);
+                if (stop > info.pipe_wait_since[pi]) {
+                    touch(p, ci, lane, pc, info.pipe_wait_since[pi], stop);
+                    add(p, ci, lane, pc, cc ? DV_PROF_CC_FLAG : DV_PROF_FLAG, info.pipe_wait_since[pi], stop);
+                }
                 release_add(p, pc, DV_PROF_REL_NEVER, ci, 0, stop - info.pipe_wait_since[pi]);
             }
             if (lane == DV_PIPE_S && info.scalar_held >= 0 && stop > info.scalar_held_since) {
