@@ -8,15 +8,11 @@ void core_trace_insn(dv_core *c, dv_pipe lane, const dv_insn *in, const dv_op *o
 {
     if (!c->hooks->insn)
         return;
-    dv_trace_insn ev;
-    memset(&ev, 0, sizeof ev);
-    ev.core = c->net_index;
-    ev.lane = lane;
-    ev.start = start;
-    ev.end = end;
-    ev.pc = pc;
-    ev.insn = in;
-    ev.op = op;
+    /* an initialiser, not memset: the compiler zeroes the rest with vector
+     * stores, where memset's rep stos cost a profiled run ~6% (once per
+     * Scalar instruction) */
+    dv_trace_insn ev = {
+        .core = c->net_index, .lane = lane, .start = start, .end = end, .pc = pc, .insn = in, .op = op};
     c->hooks->insn(c->hooks->user, &ev);
 }
 
