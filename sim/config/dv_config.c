@@ -121,9 +121,10 @@ dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err
  * key has one, also a key added later, without a column in every row.  Why
  * each is safe and still far beyond any chip:
  *   cycles, cycles/repeat  2^32: one instruction's or transfer's cost.  The
- *       simulator adds costs to a 64-bit clock; at most 2^32 per step and
- *       the cycle limit (at most 2^63, run_opts) keep every sum exact.  Real
- *       costs are tens to thousands of cycles.
+ *       simulator adds costs to a 64-bit clock; at most 2^32 (times at most
+ *       255 repeats) per step, the clock would need 2^24 such steps past the
+ *       cycle limit to wrap, so every sum stays exact.  Real costs are tens
+ *       to thousands of cycles.
  *   bytes      2^36 (64 GiB): the largest GM of a built-in chip (910B); buffers
  *       have tighter per-key bounds below, L2 is bounded by the GM.
  *   B/cycle    2^20: a path or HBM moving 1 MiB per cycle (1 PB/s at 1 GHz,
