@@ -188,7 +188,7 @@ static dv_status check(dv_opr_run *r, dv_error *err)
     else
         snprintf(r->check.tolerance, sizeof r->check.tolerance,
                  "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
-    for (uint64_t i = 0; i < m; i++) {
+    for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
         for (uint64_t kk = 0; kk < k; kk++)
             ar[kk] = dv_opr_load(a, in, i * k + kk);
         for (uint64_t j = 0; j < n; j++) {
