@@ -163,6 +163,9 @@ static dv_status gz_end(gzFile gz, const char *path, uint64_t records, dv_error 
         return dv_error_set(err, DV_ERR_IO, "%s: read failed: %s", path, strerror(errno));
     if (code == Z_MEM_ERROR)
         return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
+    const char *colon = msg ? strstr(msg, ": ") : NULL; /* gzdopen's "<fd:3>: " before zlib's words */
+    if (colon)
+        msg = colon + 2;
     return dv_error_set(err, DV_ERR_INPUT, "%s: damaged gzip data after %llu records (%s)", path,
                         (unsigned long long)records, msg ? msg : "zlib error");
 }
