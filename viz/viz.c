@@ -91,8 +91,9 @@ dv_viz *dv_viz_create(const dv_viz_options *o, dv_error *err)
         /* Without a display SDL would warn and fall back to a video driver
          * that shows nothing (offscreen, dummy): a window nobody sees, held
          * open until closed.  Say so instead, before SDL prints anything. */
-        const char *drv = getenv("SDL_VIDEODRIVER");
-        if (!drv && !getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) {
+        const char *drv = getenv("SDL_VIDEODRIVER"), *x11 = getenv("DISPLAY"),
+                   *wl = getenv("WAYLAND_DISPLAY");
+        if (!(drv && *drv) && !(x11 && *x11) && !(wl && *wl)) {
             dv_error_set(err, DV_ERR_IO,
                          "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are "
                          "unset; use --headless)");
