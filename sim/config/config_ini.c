@@ -17,7 +17,7 @@ enum { MAX_KEYS = 256 };
 typedef struct ini_state {
     const char *path;
     dv_chip_config *cfg;
-    bool have_base;
+    bool have_base, have_name;
     bool seen[MAX_KEYS];
     unsigned line_of[MAX_KEYS]; /* where each key was set, for later errors */
     unsigned line;              /* current line, counted by the reader */
@@ -31,6 +31,26 @@ typedef struct ini_state {
 static bool parse_value(const char *s, uint64_t *out)
 {
     return dv_parse_u64_scaled(s, out);
+}
+
+/* A chip name survives the INI that --out writes ("name = NAME", read back
+ * by inih, which cuts spaces at the ends and a comment after " ;" or " #"):
+ * printable, no ';', '#', '=', '[' or ']', no space at either end.  (Found
+ * by fuzz_config: a continuation line made a name with "  ; c" in it.) */
+static bool name_char_ok(char c)
+{
+    return c >= 0x20 && c < 0x7f && !strchr(";#=[]\\", c);
+}
+
+static bool name_ok(const char *s, size_t size)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= size || s[0] == ' ' || s[n - 1] == ' ')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char_ok(s[i]))
+            return false;
+    return true;
 }
 
 static int fail(ini_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -56,9 +76,13 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     char key[128];
     snprintf(key, sizeof key, "%s.%s", section, name);
     if (strcmp(key, "chip.name") == 0) {
-        if (!*value || !dv_is_printable(value) || strlen(value) >= sizeof st->cfg->name)
-            return fail(st, "chip.name: '%s' is not a name (printable, 1 to %zu characters)", DV_ESC(value),
-                        sizeof st->cfg->name - 1);
+        if (st->have_name) /* also an indented line after it: inih's continuation of the value */
+            return fail(st, "chip.name: given twice");
+        if (!name_ok(value, sizeof st->cfg->name))
+            return fail(st,
+                        "chip.name: '%s' is not a name (1 to %zu printable characters, none of ; # = [ ] \\)",
+                        DV_ESC(value), sizeof st->cfg->name - 1);
+        st->have_name = true;
         snprintf(st->cfg->name, sizeof st->cfg->name, "%s", value);
         return 1;
     }
@@ -137,6 +161,11 @@ dv_status dv_config_load_ini(const char *path, dv_chip_config *out, dv_error *er
     if (!cfg.name[0]) {
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         snprintf(cfg.name, sizeof cfg.name, "%.*s", (int)strcspn(base, "."), base);
+        for (char *c = cfg.name; *c; c++) /* the file's name, made a valid chip name */
+            if (!name_char_ok(*c) || *c == ' ')
+                *c = '_';
+        if (!cfg.name[0])
+            snprintf(cfg.name, sizeof cfg.name, "chip");
     }
     if (!st.have_base) {
         for (size_t i = 0; i < dv_config_key_count(); i++)
