@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,13 +77,38 @@ dv_status dv_write_file_atomic(const char *path, const void *data, size_t len, d
     return st;
 }
 
+int dv_open_input_fd(const char *path, dv_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EISDIR;
+    }
+    if (fd < 0)
+        dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+    return fd;
+}
+
+FILE *dv_open_input(const char *path, dv_error *err)
+{
+    int fd = dv_open_input_fd(path, err);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f) {
+        dv_error_set(err, DV_ERR_NOMEM, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 dv_status dv_read_file(const char *path, char **data, size_t *len, dv_error *err)
 {
     *data = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = dv_open_input(path, err);
     if (!f)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : DV_ERR_MISSING;
     dv_buf b = DV_BUF_INIT;
     char chunk[65536];
     size_t got;

@@ -9,6 +9,7 @@
 #include "dv_status.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes len bytes of data to path (replacing it).  The file gets the mode
  * a plain fopen gives (0666 less the umask; nothing process-wide is changed
@@ -17,6 +18,15 @@
  * closing or renaming; the temporary file is removed and path is as it
  * was), DV_ERR_NOMEM. */
 dv_status dv_write_file_atomic(const char *path, const void *data, size_t len, dv_error *err);
+
+/* Opens the file at path for reading an input, as a descriptor or a stdio
+ * stream.  One answer for every input flag: a path that cannot be opened,
+ * or that is a directory, is DV_ERR_MISSING "PATH: cannot open: REASON"
+ * ("Is a directory"); the caller reads nothing from a directory that it
+ * would then report as empty, short or not of its format.  -1 / NULL on
+ * error. */
+int dv_open_input_fd(const char *path, dv_error *err);
+FILE *dv_open_input(const char *path, dv_error *err);
 
 /* Reads the whole file at path into *data (malloc'd, NUL-terminated, so a
  * text is a string; *len bytes without the NUL).  Errors: DV_ERR_MISSING

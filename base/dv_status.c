@@ -80,7 +80,7 @@ int dv_status_exit_code(dv_status status)
     case DV_ERR_MISSING: return 66;
     case DV_ERR_IO: return 74;
     case DV_ERR_CONFIG: return 78;
-    case DV_ERR_NOMEM:
+    case DV_ERR_NOMEM: return 71; /* EX_OSERR: the host could not give the memory asked for */
     case DV_ERR_INTERNAL: return 70;
     }
     return 70;

@@ -42,7 +42,8 @@ void dv_error_clear(dv_error *err);
 /* Short name of a status ("input", "config", ...). */
 const char *dv_status_name(dv_status status);
 
-/* The process exit code a CLI uses for a status (0, 64, 65, 66, 70, 74, 78). */
+/* The process exit code a CLI uses for a status (0, 64, 65, 66, 70, 71 out of memory, 74, 78;
+ * docs/errors.md). */
 int dv_status_exit_code(dv_status status);
 
 #endif

@@ -1,7 +1,8 @@
 /* cli.h - the dvsim command-line front end.  Each subcommand is a function
  * that parses its own arguments and returns the process exit code
  * (CONVENTIONS.md: 0 ok, 1 check failed, 64 usage, 65 bad input data,
- * 66 missing input, 70 internal, 74 I/O, 78 config). */
+ * 66 missing input, 70 internal, 71 out of memory, 74 I/O, 78 config;
+ * docs/errors.md). */
 #ifndef DV_CLI_H
 #define DV_CLI_H
 
@@ -109,16 +110,16 @@ cJSON *cli_json_u64(uint64_t v);
 bool cli_json_add_u64(cJSON *obj, const char *key, uint64_t v);
 /* Prints root (formatted) and a newline on stdout and deletes it.  ok false
  * (or root NULL) means building it ran out of memory.  Returns the exit
- * code: 0, 70 out of memory, 74 stdout failed (cli_stdout_done). */
+ * code: 0, 71 out of memory, 74 stdout failed (cli_stdout_done). */
 int cli_print_json(cJSON *root, bool ok);
 /* Flushes stdout.  Returns 0, or 74 after "dvsim: writing to standard
  * output failed" on stderr if anything written to it so far failed (a full
  * disk: stdio's errors are sticky, so one call at the end sees them all).
  * main() calls it after every command that succeeded. */
 int cli_stdout_done(void);
-/* A number of the command line: decimal, or hex after 0x; no sign, no
- * space, nothing after it ("010" is ten).  False if s is not one or does
- * not fit 64 bits. */
+/* A number of the command line: dv_parse_u64 (dv_num.h), decimal, or hex
+ * after 0x; no sign, no space, nothing after it ("010" is ten).  False if
+ * s is not one or does not fit 64 bits. */
 bool cli_parse_u64(const char *s, uint64_t *v);
 /* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "dv_file.h"
+#include "dv_num.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -91,17 +92,7 @@ int cli_getopt_next(cli_getopt *g)
 
 bool cli_parse_u64(const char *s, uint64_t *v)
 {
-    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    const char *digits = hex ? s + 2 : s;
-    size_t n = strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789");
-    if (n == 0 || digits[n])
-        return false;
-    errno = 0;
-    unsigned long long x = strtoull(digits, NULL, hex ? 16 : 10);
-    if (errno) /* ERANGE */
-        return false;
-    *v = x;
-    return true;
+    return dv_parse_u64(s, v);
 }
 
 bool cli_is_help(const char *arg)
@@ -143,7 +134,7 @@ int cli_print_json(cJSON *root, bool ok)
     cJSON_Delete(root);
     if (!text) {
         fprintf(stderr, "dvsim: out of memory for the JSON output\n");
-        return 70;
+        return 71;
     }
     printf("%s\n", text);
     free(text);

@@ -377,7 +377,7 @@ int cmd_bench(int argc, char **argv)
     cJSON_Delete(root);
     if (!text) {
         fprintf(stderr, "dvsim bench: out of memory for the JSON output\n");
-        return 70;
+        return 71;
     }
     if (json)
         printf("%s\n", text);

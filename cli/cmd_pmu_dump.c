@@ -1,6 +1,7 @@
 /* cmd_pmu_dump.c - dvsim pmu-dump: a PMU sample file as CSV or JSON. */
 #include "cli.h"
 #include "dv_samples.h"
+#include "dv_text.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,8 +22,18 @@ typedef struct dump {
     uint64_t count;
 } dump;
 
+/* An event name from the file, escaped (dv_escape: no control byte or
+ * non-ASCII byte reaches the terminal or the JSON) in full: a name is at
+ * most 65535 bytes, each at most 4 when escaped.  NULL: out of memory. */
+static char *shown_name(const char *s)
+{
+    size_t n = strlen(s), size = 4 * n + 8;
+    char *out = malloc(size);
+    return out ? (char *)dv_escape_n(s, n, out, size) : NULL;
+}
+
 /* A CSV field, quoted when it holds a separator, a quote or a line break
- * (RFC 4180): event names come from the file. */
+ * (RFC 4180). */
 static void csv_field(const char *s)
 {
     if (!s[strcspn(s, ",\"\r\n")]) {
@@ -45,24 +56,31 @@ static void csv_field(const char *s)
 static void on_header(void *user, const char *const *names, unsigned n)
 {
     dump *d = user;
-    if (d->json) {
-        cJSON *events = cJSON_CreateStringArray(names, (int)n);
+    char *shown[DV_SAMPLE_MAX_EVENTS];
+    unsigned made = 0;
+    while (made < n && made < DV_SAMPLE_MAX_EVENTS && (shown[made] = shown_name(names[made])) != NULL)
+        made++;
+    if (made < n) {
+        d->oom = true;
+    } else if (d->json) {
+        cJSON *events = cJSON_CreateStringArray((const char *const *)shown, (int)n);
         char *text = events ? cJSON_PrintUnformatted(events) : NULL;
         cJSON_Delete(events);
-        if (!text) {
+        if (text)
+            printf("{\"events\": %s,\n \"records\": [", text);
+        else
             d->oom = true;
-            return;
-        }
-        printf("{\"events\": %s,\n \"records\": [", text);
         free(text);
     } else {
         printf("cycle,core");
         for (unsigned i = 0; i < n; i++) {
             putchar(',');
-            csv_field(names[i]);
+            csv_field(shown[i]);
         }
         printf("\n");
     }
+    for (unsigned i = 0; i < made; i++)
+        free(shown[i]);
 }
 
 static void on_record(void *user, const dv_sample *s)
@@ -120,7 +138,7 @@ int cmd_pmu_dump(int argc, char **argv)
         return cli_fail(&err);
     if (d.oom) {
         fprintf(stderr, "dvsim pmu-dump: out of memory for the JSON output\n");
-        return 70;
+        return 71;
     }
     if (d.json)
         printf("\n ]}\n");

@@ -7,8 +7,11 @@
  * must pass.  --bless writes the new figures back, so a change to a kernel,
  * a tiling function or the model lands with its effect on the numbers in
  * the same reviewed commit. */
+#include "baseline.h"
 #include "cli.h"
 #include "dv_file.h"
+#include "dv_num.h"
+#include "dv_text.h"
 #include "op_exec.h"
 #include "run_progress.h"
 #include "run_sanitize.h"
@@ -227,18 +230,19 @@ static int parse_opts(int argc, char **argv, regress_opts *o)
     cli_getopt g;
     cli_getopt_init(&g, "regress", argc, argv, "h", longopts, false);
     for (int c; (c = cli_getopt_next(&g)) != -1;) {
-        char *end;
         switch (c) {
         case 'h': cmd_regress_help(stdout); return -1;
         case BASELINE: o->path = g.arg; break;
         case FILTER: o->filter = g.arg; break;
         case BLESS: o->bless = true; break;
         case JSON: o->json = true; break;
-        case JOBS:
-            o->jobs = strtol(g.arg, &end, 10);
-            if (end == g.arg || *end || o->jobs < 1 || o->jobs > MAX_JOBS)
-                return cli_usage_error("regress", "--jobs needs 1 to %d, not '%s'", MAX_JOBS, g.arg);
+        case JOBS: {
+            uint64_t j;
+            if (!dv_parse_u64(g.arg, &j) || j < 1 || j > MAX_JOBS)
+                return cli_usage_error("regress", "--jobs needs 1 to %d, not '%s'", MAX_JOBS, DV_ESC(g.arg));
+            o->jobs = (long)j;
             break;
+        }
         case SANITIZE: {
             dv_error err = {DV_OK, ""};
             if (dv_san_parse_checks(g.arg, &o->sanitize, &err) != DV_OK)
@@ -254,62 +258,55 @@ static int parse_opts(int argc, char **argv, regress_opts *o)
     return 0;
 }
 
-/* Reads the baseline: its root (the caller deletes it) and an entry per
- * element of "entries", selected by the filter.  Returns an exit code. */
-static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, size_t *selected)
+/* Reads the baseline (baseline.h): its root (the caller deletes it) and an
+ * entry per element of "entries", selected by the filter.  Returns an exit
+ * code. */
+static int load(const regress_opts *o, cJSON **root, entry **list, size_t *n, size_t *selected, double *tol)
 {
     dv_error err = {DV_OK, ""};
     char *text;
     size_t len;
     if (dv_read_file(o->path, &text, &len, &err) != DV_OK)
         return cli_fail(&err);
-    *root = cJSON_Parse(text);
+    baseline b;
+    char why[256];
+    int rc = baseline_parse(text, &b, why, sizeof why);
     free(text);
-    cJSON *entries = *root ? cJSON_GetObjectItemCaseSensitive(*root, "entries") : NULL;
-    if (!cJSON_IsArray(entries)) {
-        fprintf(stderr, "dvsim regress: %s: not a baseline (a JSON object with an \"entries\" array)\n",
-                o->path);
-        return 65;
+    *root = b.root;
+    *tol = b.tolerance_pct;
+    *n = b.n;
+    entry *e = *list = rc ? NULL : calloc(b.n ? b.n : 1, sizeof *e);
+    if (!rc && !e) {
+        rc = 71;
+        snprintf(why, sizeof why, "out of memory");
     }
-    *n = (size_t)cJSON_GetArraySize(entries);
-    entry *e = *list = calloc(*n ? *n : 1, sizeof *e);
-    if (!e) {
-        fprintf(stderr, "dvsim regress: out of memory\n");
-        return 70;
+    if (rc) {
+        fprintf(stderr, "dvsim regress: %s: %s\n", o->path, why);
+        free(b.e);
+        return rc;
     }
-    size_t i = 0;
-    cJSON *node;
-    cJSON_ArrayForEach(node, entries)
-    {
-        entry *x = &e[i++];
-        x->node = node;
-        const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(node, "blocks");
-        const cJSON *data = cJSON_GetObjectItemCaseSensitive(node, "data");
-        x->spec = (op_spec){.op = str_of(node, "op"),
-                            .variant = str_of(node, "variant"),
-                            .dtype = str_of(node, "dtype"),
-                            .shape = str_of(node, "shape"),
-                            .chip = str_of(node, "chip"),
-                            .blocks = cJSON_IsNumber(blocks) ? (uint64_t)blocks->valuedouble : 0,
-                            .data = !cJSON_IsFalse(data),
-                            .sanitize = o->sanitize};
-        const cJSON *san = cJSON_GetObjectItemCaseSensitive(node, "sanitize");
+    for (size_t i = 0; i < b.n; i++) {
+        entry *x = &e[i];
+        x->node = b.e[i].node;
+        x->spec = b.e[i].spec;
+        x->spec.sanitize = o->sanitize;
+        /* an entry's own "sanitize": true (every check) or "CHECKS" */
+        const cJSON *san = cJSON_GetObjectItemCaseSensitive(x->node, "sanitize");
         if (cJSON_IsTrue(san) || cJSON_IsString(san)) {
             unsigned checks;
             if (dv_san_parse_checks(cJSON_IsString(san) ? san->valuestring : NULL, &checks, &err) != DV_OK) {
-                fprintf(stderr, "dvsim regress: %s: entry %zu: %s\n", o->path, i, err.msg);
+                fprintf(stderr, "dvsim regress: %s: entry %zu: %s\n", DV_ESC(o->path), i + 1,
+                        DV_ESC(err.msg));
+                free(b.e);
                 return 65;
             }
             x->spec.sanitize |= checks;
-        }
-        if (!x->spec.op || !x->spec.chip) {
-            fprintf(stderr, "dvsim regress: %s: entry %zu needs \"op\" and \"chip\"\n", o->path, i);
-            return 65;
         }
         op_spec_name(&x->spec, x->name, sizeof x->name);
         x->selected = matches(o->filter, x->name);
         *selected += x->selected;
     }
+    free(b.e); /* the tree stays, in *root */
     return 0;
 }
 
@@ -407,10 +404,9 @@ int cmd_regress(int argc, char **argv)
     cJSON *root = NULL;
     entry *e = NULL;
     size_t n = 0, selected = 0;
-    rc = load(&o, &root, &e, &n, &selected);
+    double tol = 0.01;
+    rc = load(&o, &root, &e, &n, &selected, &tol);
     if (!rc) {
-        const cJSON *tn = cJSON_GetObjectItemCaseSensitive(root, "tolerance_pct");
-        double tol = cJSON_IsNumber(tn) ? tn->valuedouble : 0.01;
         double t0 = cli_now();
         long threads = run_all(e, n, selected, o.jobs);
         double secs = cli_now() - t0;

@@ -4,9 +4,12 @@
 #include "dv_asm.h"
 #include "dv_file.h"
 #include "dv_fp.h"
+#include "dv_num.h"
 #include "dv_opjob.h"
 #include "dv_sim_perf.h"
 #include "dv_stats.h"
+#include "dv_text.h"
+#include "gm_spec.h"
 #include "refgemm.h"
 #include "run_opts.h"
 #include "run_progress.h"
@@ -14,82 +17,58 @@
 #include "run_sanitize.h"
 #include "run_trace.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 /* A scalar argument by its declared type: u64 (decimal or 0x hex), s64
- * (may be negative), f32 (a float, passed as its bits). */
+ * (may be negative), f32 (a float, passed as its bits).  Numbers are
+ * dv_num.h's; a float is strtof's, without the space it would skip. */
 static bool parse_arg(dv_arg_type type, const char *s, uint64_t *v)
 {
-    char *end;
-    errno = 0;
     if (type == DV_ARG_S64) {
-        long long x = strtoll(s, &end, 0);
+        int64_t x;
+        if (!dv_parse_s64(s, &x))
+            return false;
         *v = (uint64_t)x;
-        return !errno && end != s && !*end;
+        return true;
     }
     if (type == DV_ARG_F32) {
+        char *end;
+        errno = 0;
         float f = strtof(s, &end);
         *v = dv_f32_bits(f);
-        return !errno && end != s && !*end;
+        return !errno && end != s && !*end && !isspace((unsigned char)*s);
     }
     return cli_parse_u64(s, v);
 }
 
-static uint64_t xorshift(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-/* Fills a new GM buffer from spec; returns its address. */
+/* Fills a new GM buffer from spec (gm_spec.h); returns its address. */
 static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint64_t *addr, uint64_t *len)
 {
     dv_error err = {DV_OK, ""};
     uint8_t *bytes = NULL;
-    uint64_t n = 0;
-    char type[16] = "";
-    unsigned long long count = 0, seed = 0;
-    int used = 0;
-    unsigned size = 0;
-    bool uninit = strncmp(b->spec, "uninit:", 7) == 0;
-    if (strncmp(b->spec, "zeros:", 6) == 0 || uninit) {
-        if (!cli_parse_u64(b->spec + (uninit ? 7 : 6), &n) || n == 0)
-            return cli_usage_error(cmd, "--gm %s: %s needs a byte count", b->name,
-                                   uninit ? "uninit" : "zeros");
-    } else if (b->spec[0] == '@') {
+    gm_spec gs;
+    char why[256];
+    if (!gm_spec_parse(b->spec, &gs, why, sizeof why))
+        return cli_usage_error(cmd, "--gm %s: %s", DV_ESC(b->name), why);
+    uint64_t n = gs.bytes;
+    if (gs.kind == GM_SPEC_FILE) {
         char *text;
         size_t flen;
-        if (dv_read_file(b->spec + 1, &text, &flen, &err) != DV_OK)
-            return cli_fail(&err); /* 66 when it cannot be opened */
+        if (dv_read_file(gs.path, &text, &flen, &err) != DV_OK)
+            return cli_fail(&err); /* 66 when it cannot be opened or is a directory */
         bytes = (uint8_t *)text;
         n = flen;
         if (n == 0) {
             free(bytes);
-            fprintf(stderr, "dvsim: %s is empty\n", b->spec + 1);
+            fprintf(stderr, "dvsim: %s is empty\n", gs.path);
             return 65;
         }
-    } else if (sscanf(b->spec, "random:%15[a-z0-9]:%llu:%llu%n", type, &count, &seed, &used) == 3 &&
-               b->spec[used] == '\0' && count > 0) {
-        size = strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0  ? 2
-               : strcmp(type, "f32") == 0 || strcmp(type, "s32") == 0 ? 4
-               : strcmp(type, "s8") == 0                              ? 1
-                                                                      : 0;
-        if (!size)
-            return cli_usage_error(cmd, "--gm %s: unknown type '%s' (f16, bf16, f32, s8, s32)", b->name,
-                                   type);
-        if (count > (1ull << 40))
-            return cli_usage_error(cmd, "--gm %s: count too large", b->name);
-        n = count * size;
-    } else {
-        return cli_usage_error(
-            cmd, "--gm %s=%s: expected zeros:BYTES, uninit:BYTES, @FILE or random:TYPE:COUNT:SEED", b->name,
-            b->spec);
     }
     /* GM first: its capacity check comes before any large host-side fill. */
     if (dv_gm_alloc(dv_sim_gm(sim), n, addr, &err) != DV_OK) {
@@ -98,28 +77,13 @@ static int make_buffer(const char *cmd, dv_sim *sim, const run_binding *b, uint6
     }
     dv_access_fault f;
     uint8_t *dst = dv_gm_span(dv_sim_gm(sim), *addr, n, &f);
-    if (uninit) {
+    if (gs.kind == GM_SPEC_UNINIT) {
         memset(dst, 0xcd, (size_t)n); /* not zeros: a kernel that reads it gets garbage, as on hardware */
     } else if (bytes) {
         memcpy(dst, bytes, (size_t)n);
         free(bytes);
-    } else if (size) {
-        /* Floats uniform in [-1, 1); s8 in [-128, 127]; s32 in [-1000, 1000]. */
-        uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-        for (uint64_t i = 0; i < count; i++) {
-            uint64_t r = xorshift(&s);
-            float v01 = (float)((double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-            uint32_t v;
-            if (size == 2)
-                v = strcmp(type, "f16") == 0 ? dv_f32_to_fp16(v01) : dv_f32_to_bf16(v01);
-            else if (strcmp(type, "f32") == 0)
-                v = dv_f32_bits(v01);
-            else if (size == 1)
-                v = (uint32_t)(int32_t)((int64_t)(r >> 56) - 128);
-            else
-                v = (uint32_t)(int32_t)((int64_t)((r >> 32) % 2001) - 1000);
-            memcpy(dst + i * size, &v, size); /* little-endian host */
-        }
+    } else if (gs.kind == GM_SPEC_RANDOM) {
+        gm_spec_fill_random(&gs, dst);
     }
     *len = n;
     return 0;
@@ -168,7 +132,8 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
             for (a = 0; a < k->nargs && strcmp(k->args[a].name, list[i].name) != 0; a++)
                 ;
             if (a == k->nargs)
-                return cli_usage_error(o->cmd, "kernel %s has no argument '%s'", k->name, list[i].name);
+                return cli_usage_error(o->cmd, "kernel %s has no argument '%s'", k->name,
+                                       DV_ESC(list[i].name));
             if ((k->args[a].type == DV_ARG_PTR) != (pass == 1))
                 return cli_usage_error(o->cmd, "argument '%s' is %s: give it with %s", list[i].name,
                                        k->args[a].type == DV_ARG_PTR ? "a GM pointer" : "a scalar",
@@ -177,7 +142,7 @@ static int setup_kernel(run_opts *o, dv_sim *sim, dv_obj **obj, uint64_t *addr, 
             if (pass == 0) {
                 if (!parse_arg(k->args[a].type, list[i].spec, &v))
                     return cli_usage_error(o->cmd, "--arg %s: '%s' is not a valid %s", list[i].name,
-                                           list[i].spec, dv_arg_type_name(k->args[a].type));
+                                           DV_ESC(list[i].spec), dv_arg_type_name(k->args[a].type));
             } else if ((rc = make_buffer(o->cmd, sim, &list[i], &addr[a], &len[a])) != 0) {
                 return rc;
             } else {
@@ -228,7 +193,9 @@ static void print_operator(const dv_opjob_result *jr)
         printf("%s%s=%llu", i ? "," : "", op->params[i].name, (unsigned long long)r->p[i]);
     printf(", seed %llu\ntiling: %s\n", (unsigned long long)r->seed, r->tiling);
     const dv_opr_check *c = &r->check;
-    if (!c->done)
+    if (c->interrupted)
+        printf("check: interrupted after %llu elements (not checked)\n", (unsigned long long)c->compared);
+    else if (!c->done)
         printf("check: not checked (%s)\n", r->data ? "the kernel did not finish" : "--no-data: timing only");
     else if (!c->mismatches)
         printf("check: PASS, %llu elements; max abs error %.3g, max rel error %.3g (%s)\n",
@@ -280,6 +247,25 @@ static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_conf
     dv_status st = cli_write_file(p, ini.data, ini.len, &err);
     dv_buf_free(&ini);
     return st == DV_OK ? 0 : cli_fail(&err);
+}
+
+/* Every --dump NAME names a tensor of the operator or a GM argument of the
+ * kernel: checked before the run, not after a long simulation. */
+static int check_dumps(const run_opts *o, dv_sim *sim, const dv_opr_run *opr)
+{
+    const dv_obj_kernel *k = dv_sim_kernel(sim);
+    for (int i = 0; i < o->ndumps; i++) {
+        bool found = false;
+        if (opr)
+            found = dv_opr_tensor_find(opr, o->dumps[i].name) != NULL;
+        else
+            for (unsigned j = 0; j < k->nargs && !found; j++)
+                found = k->args[j].type == DV_ARG_PTR && strcmp(k->args[j].name, o->dumps[i].name) == 0;
+        if (!found)
+            return cli_usage_error(o->cmd, "--dump %s: not %s", DV_ESC(o->dumps[i].name),
+                                   opr ? "a tensor of the operator" : "a GM argument given with --gm");
+    }
+    return 0;
 }
 
 /* --dump NAME=FILE: a tensor of the operator or a --gm buffer of the kernel. */
@@ -355,6 +341,9 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
     run_opts *o = rs->o;
     const char *cmd = o->cmd;
     int rc;
+    dv_sim_set_interrupt_flag(sim, run_signal_flag()); /* also without a trace, for every launch */
+    if ((rc = check_dumps(o, sim, opr)) != 0)
+        return rc;
     if (o->log) {
         for (int c = 0; c < DV_LOG_CAT_COUNT; c++)
             dv_sim_set_log_level(sim, (dv_log_cat)c, o->log_level[c]);
@@ -461,7 +450,12 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     } else if (res->stop != DV_STOP_DONE) {
         fprintf(stderr, "dvsim %s: %s: %s\n", o->cmd, dv_stop_name(res->stop), res->message);
         if (!rc)
-            rc = res->stop == DV_STOP_INTERRUPTED ? 130 : 1;
+            rc = res->stop == DV_STOP_INTERRUPTED ? 128 + (run_signal() ? run_signal() : SIGINT) : 1;
+    } else if (run_signal()) { /* after the simulation: during the check or the files */
+        fprintf(stderr, "dvsim %s: interrupted (signal %d) after the run%s\n", o->cmd, run_signal(),
+                opr && opr->check.interrupted ? ", during the reference check" : "");
+        if (!rc)
+            rc = 128 + run_signal();
     } else if (opr && opr->check.mismatches) {
         fprintf(stderr, "dvsim %s %s: the outputs do not match the reference (%llu of %llu elements)\n",
                 o->cmd, opr->op->name, (unsigned long long)opr->check.mismatches,
@@ -631,7 +625,9 @@ int cmd_run_with(int argc, char **argv, const cli_run_hooks *hooks)
     /* An operator name, unless a file of that name exists. */
     struct stat sb;
     const dv_operator *op = stat(o.path, &sb) != 0 ? dv_operator_find(o.path) : NULL;
+    run_signals_begin();
     rc = op ? run_operator(&rs, op, &cfg) : run_kernel(&rs, &cfg);
+    run_signals_end();
     run_san_free(&rs.san);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include "op_exec.h"
 
 #include "dv_opjob.h"
+#include "dv_text.h"
 #include "run_sanitize.h"
 
 #include <stdio.h>
@@ -10,8 +11,10 @@
 
 void op_spec_name(const op_spec *s, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "%s/%s/%s/%s/%s", s->op, s->variant ? s->variant : "-",
-                     s->dtype ? s->dtype : "-", s->shape && *s->shape ? s->shape : "-", s->chip);
+    /* the strings come from a baseline file: escaped, one printable line */
+    int n = snprintf(buf, size, "%s/%s/%s/%s/%s", DV_ESC(s->op), s->variant ? DV_ESC(s->variant) : "-",
+                     s->dtype ? DV_ESC(s->dtype) : "-", s->shape && *s->shape ? DV_ESC(s->shape) : "-",
+                     DV_ESC(s->chip));
     if (s->blocks && n > 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, "/b%llu", (unsigned long long)s->blocks);
     if (!s->data && n > 0 && (size_t)n < size)

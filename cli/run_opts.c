@@ -387,7 +387,7 @@ int run_opts_parse(int argc, char **argv, const cli_run_hooks *hooks, run_opts *
     struct option *all = option_table(hooks);
     if (!all) {
         fprintf(stderr, "dvsim %s: out of memory\n", cmd);
-        return 70;
+        return 71;
     }
     int rc = parse_args(argc, argv, hooks, all, o);
     free(all);

@@ -3,6 +3,7 @@
 #include "run_trace.h"
 
 #include "cli.h"
+#include "dv_num.h"
 
 #include <signal.h>
 #include <string.h>
@@ -12,14 +13,60 @@
 #endif
 
 /* The one piece of process-wide state: a signal handler can only reach a
- * global.  The simulation polls it between events (dv_sim_set_interrupt_flag). */
+ * global.  It holds the signal that asked to stop (0: none); the simulation
+ * polls it between events (dv_sim_set_interrupt_flag), the reference check
+ * between rows (dv_opr_check_stop). */
 static volatile sig_atomic_t interrupted;
-static struct sigaction old_sigint;
+/* SIGINT (Ctrl-C), SIGTERM (kill, a job scheduler, timeout(1)) and SIGHUP
+ * (the terminal went away) all stop the run the same way: at its next
+ * event, with the trace, stats.json and --dump files completed, and exit
+ * 128 + the signal. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NSTOP = sizeof stop_signals / sizeof stop_signals[0] };
+static struct sigaction old_actions[NSTOP];
+static bool installed[NSTOP];
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1; /* SA_RESETHAND: a second Ctrl-C ends the process at once */
+    interrupted = sig; /* SA_RESETHAND: a second one ends the process at once */
+}
+
+void run_signals_begin(void)
+{
+    interrupted = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NSTOP; i++) {
+        struct sigaction cur;
+        /* SIGHUP ignored by whoever started us (nohup) stays ignored; SIGINT
+         * and SIGTERM are taken even so (a shell starts background jobs with
+         * SIGINT ignored, and a test or a scheduler still sends it) */
+        if (stop_signals[i] == SIGHUP && sigaction(SIGHUP, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN)
+            continue;
+        installed[i] = sigaction(stop_signals[i], &sa, &old_actions[i]) == 0;
+    }
+}
+
+void run_signals_end(void)
+{
+    for (int i = 0; i < NSTOP; i++)
+        if (installed[i]) {
+            sigaction(stop_signals[i], &old_actions[i], NULL);
+            installed[i] = false;
+        }
+}
+
+int run_signal(void)
+{
+    return (int)interrupted;
+}
+
+const volatile sig_atomic_t *run_signal_flag(void)
+{
+    return &interrupted;
 }
 
 void run_trace_help(FILE *out)
@@ -30,17 +77,6 @@ void run_trace_help(FILE *out)
           "  --trace-window S:E     only what overlaps cycles [S, E) (E empty: to the end)\n"
           "  --trace-period N       cycles per counter sample (bandwidth, buffer use; default 1000)\n",
           out);
-}
-
-/* The n characters at s as a number (cli_parse_u64): START of START:END. */
-static bool parse_part(const char *s, size_t n, uint64_t *v)
-{
-    char tmp[32];
-    if (n >= sizeof tmp)
-        return false;
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    return cli_parse_u64(tmp, v);
 }
 
 int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o)
@@ -54,7 +90,7 @@ int run_trace_option(const char *cmd, int code, const char *v, run_trace_opts *o
     case RUN_TRACE_OPT_WINDOW: {
         const char *colon = strchr(v, ':');
         o->w1 = 0;
-        if (!colon || !parse_part(v, (size_t)(colon - v), &o->w0) ||
+        if (!colon || !dv_parse_u64n(v, (size_t)(colon - v), &o->w0) ||
             (colon[1] && !cli_parse_u64(colon + 1, &o->w1)) || (o->w1 && o->w1 <= o->w0))
             return cli_usage_error(cmd, "--trace-window needs START:END in cycles with END > START, not '%s'",
                                    v);
@@ -80,16 +116,9 @@ int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const c
 {
     memset(rt, 0, sizeof *rt);
     rt->started = cli_now();
-    /* Ctrl-C from here on stops the run at its next event (before the trace
-     * file exists, so that a file that exists is always completed). */
-    interrupted = 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, &old_sigint) == 0)
-        rt->sigint_installed = true;
+    /* A stop signal (run_signals_begin) stops the run at its next event; the
+     * handlers are in place before the trace file exists, so that a file
+     * that exists is always completed. */
     dv_sim_set_interrupt_flag(sim, &interrupted);
     if (o->path) {
         dv_error err = {DV_OK, ""};
@@ -114,10 +143,6 @@ int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const c
 
 int run_trace_end(run_trace *rt, const dv_run_result *res, bool quiet)
 {
-    if (rt->sigint_installed) {
-        sigaction(SIGINT, &old_sigint, NULL);
-        rt->sigint_installed = false;
-    }
     if (!rt->tj)
         return 0;
     if (!res) { /* the run did not start */

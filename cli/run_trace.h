@@ -10,6 +10,7 @@
 #include "dv_tjson.h"
 
 #include <getopt.h> /* RUN_TRACE_OPTIONS */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,18 +39,26 @@ void run_trace_help(FILE *out);
 typedef struct run_trace {
     dv_tjson *tj;
     const char *path;
-    bool sigint_installed;
     double started; /* host seconds, for the report line */
 } run_trace;
 
 /* Before the run: opens the trace (if asked) and attaches it to sim, and
- * arranges for Ctrl-C to interrupt sim.  title says what runs.  Returns an
+ * lets a stop signal (run_signals_begin) interrupt sim.  title says what runs.  Returns an
  * exit code (0 ok).  The options' own checks (a window or a period without
  * a trace) are run_opts_parse's. */
 int run_trace_begin(run_trace *rt, const run_trace_opts *o, dv_sim *sim, const char *title);
-/* True if Ctrl-C interrupted the last run. */
+/* True if a stop signal interrupted the last run. */
 bool run_trace_sigint(void);
-/* After the run: restores Ctrl-C and completes the trace (res NULL if the
+/* Stop signals (SIGINT, SIGTERM, SIGHUP) for the whole of dvsim run, from
+ * before the simulation to after its files are written: the first one
+ * stops the run at its next event (and the reference check), the outputs
+ * are completed, and the command exits 128 + the signal; a second one
+ * ends the process at once.  run_signal: the signal that came, or 0. */
+void run_signals_begin(void);
+void run_signals_end(void);
+int run_signal(void);
+const volatile sig_atomic_t *run_signal_flag(void);
+/* After the run: completes the trace (res NULL if the
  * run failed to start; the file is then removed).  Prints one line about
  * the trace on stderr unless quiet.  Returns an exit code (0 ok, 74). */
 int run_trace_end(run_trace *rt, const dv_run_result *res, bool quiet);

@@ -401,14 +401,19 @@ static void free_assembler(assembler *a)
 }
 
 /* Sizes run to the next kernel or the end of .text; an empty kernel is an
- * error at its .kernel line (the object format needs an entry inside .text). */
+ * error at its .kernel line (the object format needs an entry inside .text),
+ * also one followed at once by another .kernel (the later one takes the
+ * instructions: kernels are in source order). */
 static void finish_kernels(assembler *a)
 {
     dv_obj *obj = a->as.obj;
     for (size_t i = 0; i < obj->nkernels; i++) {
         uint64_t end = a->text.len;
         for (size_t k = 0; k < obj->nkernels; k++)
-            if (obj->kernels[k].entry > obj->kernels[i].entry && obj->kernels[k].entry < end)
+            if ((obj->kernels[k].entry > obj->kernels[i].entry ||
+                 (k > i &&
+                  obj->kernels[k].entry == obj->kernels[i].entry)) && /* '.kernel k' then '.kernel j' */
+                obj->kernels[k].entry < end)
                 end = obj->kernels[k].entry;
         obj->kernels[i].size = end - obj->kernels[i].entry;
         if (obj->kernels[i].size == 0 && i < sizeof a->kernel_at / sizeof a->kernel_at[0]) {

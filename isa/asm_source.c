@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "asm_source_internal.h"
+#include "dv_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -118,9 +119,9 @@ static void line_col(const char *text, size_t off, uint32_t *line, int *col)
 dv_status asm_read_file(const char *path, char **text, size_t *len, dv_error *err)
 {
     *text = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = dv_open_input(path, err);
     if (!f)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : DV_ERR_MISSING;
     dv_buf b = DV_BUF_INIT;
     char chunk[65536];
     size_t n;

@@ -10,8 +10,10 @@
  *
  * The accepted format is described in docs/elf-format.md; the .dv.meta and
  * .dv.lines encodings mirror elf_write.c. */
+#include "dv_file.h"
 #include "dv_isa.h"
 #include "dv_obj.h"
+#include "dv_text.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -60,27 +62,25 @@ __attribute__((format(printf, 2, 3))) static dv_status bad(dv_error *err, const 
 
 /* Copies a name from the file into out, escaping anything unprintable and
  * shortening it, so that a hostile name cannot break the one-line message. */
+/* A kernel's or argument's name is one the assembler could have written
+ * (its identifiers: a letter, '_', '.' or '$', then those and digits), so
+ * that `dvsim run` and `dvsim disasm` print it as it is and a listing
+ * assembles back. */
+static bool is_ident(const char *s)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$'))
+        return false;
+    for (; (c = (unsigned char)*s) != 0; s++)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '.' || c == '$'))
+            return false;
+    return true;
+}
+
 static const char *show(const char *s, char out[SHOW_MAX])
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (o + 8 > SHOW_MAX) { /* room for "\xNN", "..." and NUL */
-            memcpy(out + o, "...", 4);
-            return out;
-        }
-        if (c >= 0x20 && c < 0x7f && c != '\\') {
-            out[o++] = (char)c;
-        } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
-        }
-    }
-    out[o] = '\0';
-    return out;
+    return dv_escape(s, out, SHOW_MAX);
 }
 
 typedef struct shdr {
@@ -379,6 +379,9 @@ static dv_status read_args(reader *r, cursor *c, dv_obj_kernel *k, size_t ki)
                        show(k->name, n1), a);
         if (len == 0)
             return bad(r->err, ".dv.meta: kernel '%s' argument %u has an empty name", show(k->name, n1), a);
+        if (!is_ident(name))
+            return bad(r->err, ".dv.meta: kernel '%s' argument %u name '%s' is not an identifier",
+                       show(k->name, n1), a, show(name, n2));
         uint32_t type = rd32(p);
         if (type >= DV_ARG_TYPE_COUNT)
             return bad(r->err, ".dv.meta: kernel '%s' argument '%s' has type %u (0 to %d)", show(k->name, n1),
@@ -429,6 +432,9 @@ static dv_status read_meta(reader *r, dv_obj *obj)
         k->size = rd64(p + 8);
         uint32_t core = rd32(p + 16), nargs = rd32(p + 20);
         const char *kn = show(k->name, n1);
+        if (!is_ident(k->name))
+            return bad(r->err, ".dv.meta: kernel name '%s' is not an identifier (letters, digits, _ . $)",
+                       kn);
         if (core >= DV_CORE_TYPE_COUNT)
             return bad(r->err, ".dv.meta: kernel '%s' has core type %u (0 to %d)", kn, core,
                        DV_CORE_TYPE_COUNT - 1);
@@ -439,6 +445,9 @@ static dv_status read_meta(reader *r, dv_obj *obj)
         if (k->entry % DV_INSN_BYTES != 0)
             return bad(r->err, ".dv.meta: kernel '%s' entry %llu is not a multiple of %d", kn,
                        (unsigned long long)k->entry, DV_INSN_BYTES);
+        if (k->size == 0 || k->size % DV_INSN_BYTES != 0)
+            return bad(r->err, ".dv.meta: kernel '%s' size %llu is not a positive multiple of %d", kn,
+                       (unsigned long long)k->size, DV_INSN_BYTES);
         if (nargs > DV_MAX_KERNEL_ARGS)
             return bad(r->err, ".dv.meta: kernel '%s' has %u arguments, at most %d", kn, nargs,
                        DV_MAX_KERNEL_ARGS);
@@ -604,9 +613,9 @@ dv_status dv_obj_load(const char *path, dv_obj **out, dv_error *err)
     if (!path || !out)
         return dv_error_set(err, DV_ERR_USAGE, "dv_obj_load: NULL argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = dv_open_input_fd(path, err);
     if (fd < 0)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : DV_ERR_MISSING;
     uint8_t *buf = NULL;
     size_t size = 0;
     dv_status st = read_file(fd, &buf, &size, err);

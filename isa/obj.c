@@ -4,6 +4,7 @@
  * only deals with the in-memory form described in dv_obj.h. */
 #include "dv_isa.h"
 #include "dv_obj.h"
+#include "dv_text.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -289,11 +290,13 @@ const dv_obj_line *dv_obj_line_at(const dv_obj *obj, uint64_t pc)
 
 const char *dv_obj_line_format(const dv_obj *obj, const dv_obj_line *ln, char *buf, size_t size)
 {
+    /* File names come from the object: escaped, so that a listing's comment
+     * or a fault message stays one line. */
     if (ln && ln->file < obj->nfiles && ln->call_line && ln->call_file < obj->nfiles)
-        snprintf(buf, size, "%s:%u (in macro at %s:%u)", obj->files[ln->call_file], ln->call_line,
-                 obj->files[ln->file], ln->line);
+        snprintf(buf, size, "%s:%u (in macro at %s:%u)", DV_ESC(obj->files[ln->call_file]), ln->call_line,
+                 DV_ESC(obj->files[ln->file]), ln->line);
     else if (ln && ln->file < obj->nfiles)
-        snprintf(buf, size, "%s:%u", obj->files[ln->file], ln->line);
+        snprintf(buf, size, "%s:%u", DV_ESC(obj->files[ln->file]), ln->line);
     else
         snprintf(buf, size, "no source line");
     return buf;

@@ -95,6 +95,7 @@ typedef struct dv_opr_tensor {
 /* The comparison of one run's outputs with the reference. */
 typedef struct dv_opr_check {
     bool done;           /* false: not checked (timing-only run) */
+    bool interrupted;    /* the host was asked to stop during the check (dv_opr_check_stop) */
     uint64_t compared;   /* elements */
     uint64_t mismatches; /* elements outside the tolerance */
     double max_abs, max_rel;
@@ -109,7 +110,7 @@ typedef struct dv_opr_check {
  * statistic and dv_opjob_result.passed are both this. */
 static inline bool dv_opr_check_passed(const dv_opr_check *c)
 {
-    return c->done && c->compared > 0 && c->mismatches == 0;
+    return c->done && !c->interrupted && c->compared > 0 && c->mismatches == 0;
 }
 
 /* The least work the operator needs, for its roofline: what any kernel
@@ -186,6 +187,12 @@ int dv_operator_dtype_index(const dv_operator *op, const char *name);
 
 /* Lifecycle (operator.c).  A bad shape, variant, dtype or input file is
  * DV_ERR_INPUT with one line naming it; a missing file DV_ERR_MISSING. */
+/* The request's variant, dtype and shape against op's declaration (what
+ * dv_opr_create does first): indexes into op->variants and op->dtypes and
+ * a value per parameter (defaults for those the shape does not name).
+ * DV_ERR_INPUT with one printable line (the request's text escaped). */
+dv_status dv_opr_parse_request(const dv_operator *op, const dv_opr_request *req, unsigned *variant,
+                               unsigned *dtype, uint64_t params[DV_OPR_MAX_PARAMS], dv_error *err);
 dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
                         bool data, dv_opr_run **out, dv_error *err);
 dv_sim *dv_opr_sim(dv_opr_run *r);
@@ -228,6 +235,10 @@ void dv_opr_fill(dv_opr_run *r, unsigned index, dv_dtype dt, uint64_t count, dou
 double dv_opr_load(const uint8_t *base, dv_dtype dt, uint64_t i);
 /* Compares got (element i of a GM output of dtype dt) with want within
  * atol + rtol * |want|; accumulates into r->check. */
+/* True if the host asked the run to stop (Ctrl-C, SIGTERM: dv_sim_interrupted);
+ * then it marks the check interrupted.  A check() whose reference takes
+ * long asks it once per row and returns. */
+bool dv_opr_check_stop(dv_opr_run *r);
 void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
                     double tol);
 /* The same into a check of its own (one per host thread of a check). */

@@ -62,11 +62,23 @@ double dv_opr_unit_roundoff(dv_dtype dt)
     }
 }
 
+bool dv_opr_check_stop(dv_opr_run *r)
+{
+    if (!r->sim || !dv_sim_interrupted(r->sim))
+        return false;
+    r->check.interrupted = true;
+    return true;
+}
+
 void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
                        double want, double tol)
 {
-    double abs_err = fabs(got - want);
-    bool bad = !(abs_err <= tol); /* NaN is a mismatch */
+    /* A reference of NaN or an infinity is matched by the same (any NaN
+     * for a NaN; the infinity of the same sign), not by a tolerance: inf -
+     * inf and NaN - NaN are NaN, which no tolerance admits. */
+    bool special = isnan(want) || isinf(want);
+    double abs_err = special ? ((isnan(want) ? isnan(got) : got == want) ? 0 : INFINITY) : fabs(got - want);
+    bool bad = !(abs_err <= tol) && !(special && abs_err == 0); /* NaN is a mismatch */
     c->compared++;
     if (isnan(abs_err))
         abs_err = INFINITY;

@@ -1,8 +1,11 @@
 /* operator.c - the life of one operator run: parse the request against
  * the operator's declaration, let its host part prepare the simulation,
  * snapshot the inputs, and compare the outputs with the reference. */
+#include "dv_file.h"
 #include "dv_kernel_blob.h"
+#include "dv_num.h"
 #include "dv_operator.h"
+#include "dv_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -33,11 +36,10 @@ static void list_names(const char *const *names, char *buf, size_t size)
 }
 
 /* "M=128,N=64": every name declared, every value a number in its range. */
-static dv_status parse_shape(dv_opr_run *r, const char *shape, dv_error *err)
+static dv_status parse_shape(const dv_operator *op, uint64_t *params, const char *shape, dv_error *err)
 {
-    const dv_operator *op = r->op;
     for (unsigned i = 0; op->params[i].name; i++)
-        r->p[i] = op->params[i].def;
+        params[i] = op->params[i].def;
     if (!shape || !*shape)
         return DV_OK;
     char *copy = strdup(shape);
@@ -48,7 +50,7 @@ static dv_status parse_shape(dv_opr_run *r, const char *shape, dv_error *err)
     for (char *t = strtok_r(copy, ",", &save); t && st == DV_OK; t = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(t, '=');
         if (!eq) {
-            st = input_error(err, "--shape: '%s' is not NAME=VALUE", t);
+            st = input_error(err, "--shape: '%s' is not NAME=VALUE", DV_ESC(t));
             break;
         }
         *eq = '\0';
@@ -59,20 +61,19 @@ static dv_status parse_shape(dv_opr_run *r, const char *shape, dv_error *err)
                 strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
                 strncat(names, op->params[k].name, sizeof names - strlen(names) - 1);
             }
-            st = input_error(err, "--shape: %s has no parameter '%s' (it has %s)", op->name, t, names);
+            st =
+                input_error(err, "--shape: %s has no parameter '%s' (it has %s)", op->name, DV_ESC(t), names);
             break;
         }
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(eq + 1, &end, 0);
+        uint64_t v;
         const dv_operator_param *p = &op->params[i];
-        if (errno || end == eq + 1 || *end || eq[1] == '-')
-            st = input_error(err, "--shape: %s=%s is not a number", t, eq + 1);
+        if (!dv_parse_u64(eq + 1, &v))
+            st = input_error(err, "--shape: %s=%s is not a number (decimal or 0x hex)", t, DV_ESC(eq + 1));
         else if (v < p->min || v > p->max)
-            st = input_error(err, "--shape: %s=%llu is out of range [%llu, %llu]", t, v,
+            st = input_error(err, "--shape: %s=%llu is out of range [%llu, %llu]", t, (unsigned long long)v,
                              (unsigned long long)p->min, (unsigned long long)p->max);
         else
-            r->p[i] = v;
+            params[i] = v;
     }
     free(copy);
     return st;
@@ -91,17 +92,17 @@ static dv_status pick(const dv_operator *op, const char *what, const char *const
         }
     char list[256];
     list_names(names, list, sizeof list);
-    return input_error(err, "%s has no %s '%s' (it has %s)", op->name, what, want, list);
+    return input_error(err, "%s has no %s '%s' (it has %s)", op->name, what, DV_ESC(want), list);
 }
 
 static dv_status load_input_file(dv_opr_run *r, const char *name, const char *path, dv_error *err)
 {
     const dv_opr_tensor *t = dv_opr_tensor_find(r, name);
     if (!t || t->output)
-        return input_error(err, "--input %s: %s has no input tensor of that name", name, r->op->name);
-    FILE *f = fopen(path, "rb");
+        return input_error(err, "--input %s: %s has no input tensor of that name", DV_ESC(name), r->op->name);
+    FILE *f = dv_open_input(path, err);
     if (!f)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : DV_ERR_MISSING;
     uint8_t *dst = dv_opr_gm(r, (unsigned)(t - r->t));
     size_t got = fread(dst, 1, (size_t)t->bytes, f);
     int extra = fgetc(f);
@@ -112,9 +113,49 @@ static dv_status load_input_file(dv_opr_run *r, const char *name, const char *pa
     return DV_OK;
 }
 
+dv_status dv_opr_parse_request(const dv_operator *op, const dv_opr_request *req, unsigned *variant,
+                               unsigned *dtype, uint64_t params[DV_OPR_MAX_PARAMS], dv_error *err)
+{
+    dv_status st = pick(op, "variant", op->variants, req->variant, variant, err);
+    if (st == DV_OK)
+        st = pick(op, "dtype", op->dtypes, req->dtype, dtype, err);
+    if (st == DV_OK)
+        st = parse_shape(op, params, req->shape, err);
+    return st;
+}
+
+/* The operators' kernels are assembled once, with their buffers laid out at
+ * the coarsest alignment of the built-in chips (davinci-facts #30, #31):
+ * 32 bytes in UB and L1, a 512-byte fractal in L0A/L0B and L0C.  A chip
+ * config that asks for coarser alignment would make them fault on their
+ * first access, so it is refused before anything runs (finer is fine). */
+static dv_status check_alignment(const dv_operator *op, const dv_chip_config *cfg, dv_error *err)
+{
+    const struct {
+        const char *key;
+        uint64_t have, laid_out;
+    } rules[] = {{"align.ub", cfg->align_ub, 32},
+                 {"align.l1", cfg->align_l1, 32},
+                 {"align.l0ab", cfg->align_l0ab, 512},
+                 {"align.l0c", cfg->align_l0c, 512}};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].have > rules[i].laid_out)
+            return dv_error_set(err, DV_ERR_CONFIG,
+                                "%s: %s = %llu is coarser than the %llu bytes its kernels are laid out for "
+                                "(the built-in chips' alignment)",
+                                op->name, rules[i].key, (unsigned long long)rules[i].have,
+                                (unsigned long long)rules[i].laid_out);
+    return DV_OK;
+}
+
 dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
                         bool data, dv_opr_run **out, dv_error *err)
 {
+    dv_status ast = check_alignment(op, cfg, err);
+    if (ast != DV_OK) {
+        *out = NULL;
+        return ast;
+    }
     *out = NULL;
     dv_opr_run *r = calloc(1, sizeof *r);
     if (!r)
@@ -128,11 +169,7 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     /* DVSIM_REFERENCE=plain: the plain loops, to compare and to time them */
     const char *ref = getenv("DVSIM_REFERENCE");
     r->plain_reference = ref && strcmp(ref, "plain") == 0;
-    dv_status st = pick(op, "variant", op->variants, req->variant, &r->variant, err);
-    if (st == DV_OK)
-        st = pick(op, "dtype", op->dtypes, req->dtype, &r->dtype, err);
-    if (st == DV_OK)
-        st = parse_shape(r, req->shape, err);
+    dv_status st = dv_opr_parse_request(op, req, &r->variant, &r->dtype, r->p, err);
     if (st == DV_OK) {
         r->sim = dv_sim_create(cfg, data, err);
         st = r->sim ? DV_OK : err->status;
@@ -202,6 +239,7 @@ static dv_status next_sim(dv_opr_run *r, dv_error *err)
     }
     /* The old simulation runs no more; its kernel object goes with the next
      * dv_opr_use_kernel. */
+    dv_sim_set_interrupt_flag(s, dv_sim_interrupt_flag(r->sim)); /* a stop signal stops every launch */
     dv_sim_destroy(r->sim);
     r->sim = s;
     return DV_OK;

@@ -1,8 +1,11 @@
 #include "dv_samples.h"
 
+#include "dv_file.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 dv_status dv_ring_init(dv_sample_ring *r, size_t capacity, dv_error *err)
@@ -146,18 +149,51 @@ static bool gz_get(gzFile gz, void *buf, unsigned n)
     return n == 0 || gzread(gz, buf, n) == (int)n;
 }
 
+/* Why a read stopped short: the end of what was flushed (a file cut short
+ * by an interrupted run is read up to there: zlib's Z_BUF_ERROR, or a clean
+ * end) is fine; damaged data (a wrong CRC or length in the gzip trailer, a
+ * broken deflate stream: Z_DATA_ERROR) or a read error is not. */
+static dv_status gz_end(gzFile gz, const char *path, uint64_t records, dv_error *err)
+{
+    int code = Z_OK;
+    const char *msg = gzerror(gz, &code);
+    if (code == Z_OK || code == Z_BUF_ERROR)
+        return DV_OK;
+    if (code == Z_ERRNO)
+        return dv_error_set(err, DV_ERR_IO, "%s: read failed: %s", path, strerror(errno));
+    if (code == Z_MEM_ERROR)
+        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
+    const char *colon = msg ? strstr(msg, ": ") : NULL; /* gzdopen's "<fd:3>: " before zlib's words */
+    if (colon)
+        msg = colon + 2;
+    return dv_error_set(err, DV_ERR_INPUT, "%s: damaged gzip data after %llu records (%s)", path,
+                        (unsigned long long)records, msg ? msg : "zlib error");
+}
+
 dv_status dv_samples_read(const char *path, const dv_sample_reader_cb *cb, uint64_t *records, dv_error *err)
 {
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+    *records = 0;
+    int fd = dv_open_input_fd(path, err);
+    return fd >= 0 ? dv_samples_read_fd(fd, path, cb, records, err) : err ? err->status : DV_ERR_MISSING;
+}
+
+dv_status dv_samples_read_fd(int fd, const char *path, const dv_sample_reader_cb *cb, uint64_t *records,
+                             dv_error *err)
+{
+    *records = 0;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", path);
+    }
     uint8_t head[12];
     dv_status st = DV_OK;
     char *names[DV_SAMPLE_MAX_EVENTS] = {NULL};
     unsigned n = 0;
     *records = 0;
     if (!gz_get(gz, head, sizeof head) || memcmp(head, "DVPM", 4) != 0) {
-        st = dv_error_set(err, DV_ERR_INPUT, "%s: not a dvsim PMU sample file", path);
+        if ((st = gz_end(gz, path, 0, err)) == DV_OK)
+            st = dv_error_set(err, DV_ERR_INPUT, "%s: not a dvsim PMU sample file", path);
         goto out;
     }
     if (get_le(head + 4, 4) != DV_SAMPLES_VERSION) {
@@ -175,7 +211,8 @@ dv_status dv_samples_read(const char *path, const dv_sample_reader_cb *cb, uint6
         uint8_t len[2];
         if (!gz_get(gz, len, 2) || !(names[i] = calloc(1, get_le(len, 2) + 1)) ||
             !gz_get(gz, names[i], (unsigned)get_le(len, 2))) {
-            st = dv_error_set(err, DV_ERR_INPUT, "%s: header cut short", path);
+            if ((st = gz_end(gz, path, 0, err)) == DV_OK)
+                st = dv_error_set(err, DV_ERR_INPUT, "%s: header cut short", path);
             goto out;
         }
     }
@@ -184,8 +221,10 @@ dv_status dv_samples_read(const char *path, const dv_sample_reader_cb *cb, uint6
     for (;;) {
         uint8_t rec[16];
         dv_sample s;
-        if (!gz_get(gz, rec, 16))
-            break; /* the end, or a record cut short by an interrupted run */
+        if (!gz_get(gz, rec, 16)) { /* the end, a record cut short by an interrupted run, or damage */
+            st = gz_end(gz, path, *records, err);
+            break;
+        }
         s.cycle = get_le(rec, 8);
         s.core = (uint32_t)get_le(rec + 8, 4);
         s.n = (uint32_t)get_le(rec + 12, 4);
@@ -195,8 +234,10 @@ dv_status dv_samples_read(const char *path, const dv_sample_reader_cb *cb, uint6
             break;
         }
         uint8_t vals[8 * DV_SAMPLE_MAX_EVENTS];
-        if (!gz_get(gz, vals, 8 * n))
+        if (!gz_get(gz, vals, 8 * n)) {
+            st = gz_end(gz, path, *records, err);
             break;
+        }
         for (unsigned i = 0; i < n; i++)
             s.values[i] = get_le(vals + 8 * i, 8);
         if (cb->on_record)

@@ -53,5 +53,10 @@ typedef struct dv_sample_reader_cb {
     void *user;
 } dv_sample_reader_cb;
 dv_status dv_samples_read(const char *path, const dv_sample_reader_cb *cb, uint64_t *records, dv_error *err);
+/* The same from an open descriptor (closed on return); path names it in
+ * messages.  A damaged file (wrong gzip CRC or length, broken data) is
+ * DV_ERR_INPUT after the records before the damage were passed on. */
+dv_status dv_samples_read_fd(int fd, const char *path, const dv_sample_reader_cb *cb, uint64_t *records,
+                             dv_error *err);
 
 #endif

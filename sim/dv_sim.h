@@ -162,6 +162,13 @@ unsigned dv_sim_ncores(const dv_sim *s);
  * it (the library installs no handler); dv_sim_interrupt asks directly. */
 void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag);
 void dv_sim_interrupt(dv_sim *s);
+/* True once the host asked s to stop (the flag or dv_sim_interrupt): what
+ * runs on the host after the simulation, such as an operator's reference
+ * check, stops too. */
+bool dv_sim_interrupted(const dv_sim *s);
+/* The flag given to dv_sim_set_interrupt_flag (NULL if none), for the next
+ * launch's simulation. */
+const volatile sig_atomic_t *dv_sim_interrupt_flag(const dv_sim *s);
 
 /* The simulation's log (dv_log.h), off until a sink is set; the levels are
  * warn until set.  Category DV_LOG_CAT_SIM says: the launch (info: kernel,

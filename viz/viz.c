@@ -92,8 +92,32 @@ dv_viz *dv_viz_create(const dv_viz_options *o, dv_error *err)
             SDL_CreateRGBSurfaceWithFormat(0, (int)v->o.width, (int)v->o.height, 32, SDL_PIXELFORMAT_RGB888);
         v->ren = v->surface ? SDL_CreateSoftwareRenderer(v->surface) : NULL;
     } else {
+        /* Without a display SDL would warn and fall back to a video driver
+         * that shows nothing (offscreen, dummy): a window nobody sees, held
+         * open until closed.  Say so instead, before SDL prints anything. */
+        const char *drv = getenv("SDL_VIDEODRIVER"), *x11 = getenv("DISPLAY"),
+                   *wl = getenv("WAYLAND_DISPLAY");
+        if (!(drv && *drv) && !(x11 && *x11) && !(wl && *wl)) {
+            dv_error_set(err, DV_ERR_IO,
+                         "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are "
+                         "unset; use --headless)");
+            free(v->times);
+            free(v);
+            return NULL;
+        }
         if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
             dv_error_set(err, DV_ERR_IO, "cannot open a window: %s (try --headless)", SDL_GetError());
+            free(v->times);
+            free(v);
+            return NULL;
+        }
+        const char *cur = SDL_GetCurrentVideoDriver();
+        if (cur && (strcmp(cur, "offscreen") == 0 || strcmp(cur, "dummy") == 0)) {
+            dv_error_set(err, DV_ERR_IO,
+                         "cannot open a window: SDL found only its '%s' video driver, which "
+                         "shows nothing (use --headless)",
+                         cur);
+            SDL_QuitSubSystem(SDL_INIT_VIDEO);
             free(v->times);
             free(v);
             return NULL;
@@ -547,7 +571,9 @@ dv_status dv_viz_end(dv_viz *v, const dv_run_result *res, dv_error *err)
         return DV_OK;
     char held[128];
     snprintf(held, sizeof held, "%s - q closes", state);
-    while (!v->quit) {
+    /* ... or until a stop signal (Ctrl-C, SIGTERM: the CLI's handler sets
+     * the run's interrupt flag; SDL installs none) */
+    while (!v->quit && !(v->sim && dv_sim_interrupted(v->sim))) {
         SDL_Event e;
         if (SDL_WaitEventTimeout(&e, 100)) {
             handle_event(v, &e);

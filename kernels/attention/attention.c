@@ -299,7 +299,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
             kd[j] = dv_opr_load(kh, DV_DT_F16, bh * sk * d + j);
             vd[j] = dv_opr_load(vh, DV_DT_F16, bh * sk * d + j);
         }
-        for (uint64_t i = 0; i < t->sq; i++) {
+        for (uint64_t i = 0; i < t->sq && !dv_opr_check_stop(r); i++) {
             for (uint64_t c = 0; c < d; c++)
                 qd[c] = dv_opr_load(qh, DV_DT_F16, (bh * t->sq + i) * d + c);
             uint64_t nk = t->causal ? (i + 1 < sk ? i + 1 : sk) : sk;

@@ -389,7 +389,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
             for (uint64_t h = 0; h < t->h; h++)
                 for (uint64_t wi = 0; wi < t->w; wi++)
                     xd[(ci * t->h + h) * t->w + wi] = dv_opr_load(xh, DV_DT_F16, x_at(t, n, ci, h, wi));
-        for (uint64_t co = 0; co < t->co; co++)
+        for (uint64_t co = 0; co < t->co && !dv_opr_check_stop(r); co++)
             for (uint64_t oh = 0; oh < t->oh; oh++)
                 for (uint64_t ow = 0; ow < t->ow; ow++) {
                     double sum = 0, sabs = 0;

@@ -296,7 +296,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
         for (uint64_t kk = 0; kk < k; kk++)
             bt[j * k + kk] = dv_opr_load(b, in, in == DV_DT_S8 ? j * k + kk : kk * n + j);
     describe_tolerance(r, p);
-    for (uint64_t i = 0; i < m; i++) {
+    for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
         for (uint64_t kk = 0; kk < k; kk++)
             ar[kk] = dv_opr_load(a, in, i * k + kk);
         for (uint64_t j = 0; j < n; j++) {

@@ -1,5 +1,8 @@
 /* config_ini.c - chip configs from INI files (inih) and --set overrides. */
 #include "dv_config.h"
+#include "dv_file.h"
+#include "dv_num.h"
+#include "dv_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +17,7 @@ enum { MAX_KEYS = 256 };
 typedef struct ini_state {
     const char *path;
     dv_chip_config *cfg;
-    bool have_base;
+    bool have_base, have_name;
     bool seen[MAX_KEYS];
     unsigned line_of[MAX_KEYS]; /* where each key was set, for later errors */
     unsigned line;              /* current line, counted by the reader */
@@ -23,30 +26,30 @@ typedef struct ini_state {
     bool failed;
 } ini_state;
 
-/* Parses an unsigned value: decimal or 0x hex, optional K/M/G (x1024^n). */
+/* A value: dv_parse_u64_scaled, decimal or 0x hex, optional K/M/G
+ * (x1024^n); inih has already cut the spaces around it. */
 static bool parse_value(const char *s, uint64_t *out)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!isdigit((unsigned char)*s))
+    return dv_parse_u64_scaled(s, out);
+}
+
+/* A chip name survives the INI that --out writes ("name = NAME", read back
+ * by inih, which cuts spaces at the ends and a comment after " ;" or " #"):
+ * printable, no ';', '#', '=', '[' or ']', no space at either end.  (Found
+ * by fuzz_config: a continuation line made a name with "  ; c" in it.) */
+static bool name_char_ok(char c)
+{
+    return c >= 0x20 && c < 0x7f && !strchr(";#=[]\\", c);
+}
+
+static bool name_ok(const char *s, size_t size)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= size || s[0] == ' ' || s[n - 1] == ' ')
         return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno)
-        return false;
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30, end++;
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end || (shift && v > (UINT64_MAX >> shift)))
-        return false;
-    *out = (uint64_t)v << shift;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char_ok(s[i]))
+            return false;
     return true;
 }
 
@@ -73,6 +76,13 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     char key[128];
     snprintf(key, sizeof key, "%s.%s", section, name);
     if (strcmp(key, "chip.name") == 0) {
+        if (st->have_name) /* also an indented line after it: inih's continuation of the value */
+            return fail(st, "chip.name: given twice");
+        if (!name_ok(value, sizeof st->cfg->name))
+            return fail(st,
+                        "chip.name: '%s' is not a name (1 to %zu printable characters, none of ; # = [ ] \\)",
+                        DV_ESC(value), sizeof st->cfg->name - 1);
+        st->have_name = true;
         snprintf(st->cfg->name, sizeof st->cfg->name, "%s", value);
         return 1;
     }
@@ -83,7 +93,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         snprintf(keep, sizeof keep, "%s", st->cfg->name);
         dv_error e;
         if (dv_config_builtin(value, st->cfg, &e) != DV_OK)
-            return fail(st, "chip.base: %.300s", e.msg);
+            return fail(st, "chip.base: %.300s", e.msg); /* e.msg escapes the name */
         if (keep[0])
             snprintf(st->cfg->name, sizeof st->cfg->name, "%s", keep);
         st->have_base = true;
@@ -91,14 +101,14 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     }
     const dv_config_key *k = dv_config_key_find(key);
     if (!k)
-        return fail(st, "unknown key '%s' (see `dvsim chips --keys`)", key);
+        return fail(st, "unknown key '%s' (see `dvsim chips --keys`)", DV_ESC(key));
     size_t idx = (size_t)(k - dv_config_key_at(0));
     if (st->seen[idx])
         return fail(st, "%s: given twice", key);
     uint64_t v;
     if (!parse_value(value, &v))
-        return fail(st, "%s: '%.100s' is not an unsigned integer (decimal, 0x hex, optional K/M/G)", key,
-                    value);
+        return fail(st, "%s: '%s' is not an unsigned integer (decimal, 0x hex, optional K/M/G)", key,
+                    DV_ESC(value));
     dv_config_set(st->cfg, k, v);
     st->seen[idx] = true;
     st->line_of[idx] = st->line;
@@ -127,9 +137,9 @@ static char *read_line(char *str, int num, void *stream)
 
 dv_status dv_config_load_ini(const char *path, dv_chip_config *out, dv_error *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = dv_open_input(path, err);
     if (!f)
-        return dv_error_set(err, DV_ERR_MISSING, "%s: cannot open: %s", path, strerror(errno));
+        return err ? err->status : DV_ERR_MISSING;
     ini_state st;
     memset(&st, 0, sizeof st);
     dv_chip_config cfg;
@@ -151,6 +161,11 @@ dv_status dv_config_load_ini(const char *path, dv_chip_config *out, dv_error *er
     if (!cfg.name[0]) {
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         snprintf(cfg.name, sizeof cfg.name, "%.*s", (int)strcspn(base, "."), base);
+        for (char *c = cfg.name; *c; c++) /* the file's name, made a valid chip name */
+            if (!name_char_ok(*c) || *c == ' ')
+                *c = '_';
+        if (!cfg.name[0])
+            snprintf(cfg.name, sizeof cfg.name, "chip");
     }
     if (!st.have_base) {
         for (size_t i = 0; i < dv_config_key_count(); i++)
@@ -177,15 +192,17 @@ dv_status dv_config_set_kv(dv_chip_config *cfg, const char *assignment, dv_error
 {
     const char *eq = strchr(assignment, '=');
     if (!eq)
-        return dv_error_set(err, DV_ERR_CONFIG, "--set %s: expected section.key=value", assignment);
+        return dv_error_set(err, DV_ERR_CONFIG, "--set %s: expected section.key=value", DV_ESC(assignment));
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(eq - assignment), assignment);
     const dv_config_key *k = dv_config_key_find(key);
     if (!k)
-        return dv_error_set(err, DV_ERR_CONFIG, "--set: unknown key '%s' (see `dvsim chips --keys`)", key);
+        return dv_error_set(err, DV_ERR_CONFIG, "--set: unknown key '%s' (see `dvsim chips --keys`)",
+                            DV_ESC(key));
     uint64_t v;
     if (!parse_value(eq + 1, &v))
-        return dv_error_set(err, DV_ERR_CONFIG, "--set %s: '%s' is not an unsigned integer", key, eq + 1);
+        return dv_error_set(err, DV_ERR_CONFIG, "--set %s: '%s' is not an unsigned integer", key,
+                            DV_ESC(eq + 1));
     dv_chip_config copy = *cfg;
     dv_config_set(&copy, k, v);
     dv_error verr;

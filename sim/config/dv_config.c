@@ -1,6 +1,8 @@
 /* dv_config.c - the chip-config table and the compiled-in chips. */
 #include "dv_config.h"
 
+#include "dv_text.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -104,7 +106,7 @@ dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err
         strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, chip_names[i], sizeof names - strlen(names) - 1);
     }
-    return dv_error_set(err, DV_ERR_CONFIG, "unknown chip '%s' (built in: %s)", name, names);
+    return dv_error_set(err, DV_ERR_CONFIG, "unknown chip '%s' (built in: %s)", DV_ESC(name), names);
 }
 
 /* Records the key a failed check names, for file:line reporting. */
@@ -115,8 +117,67 @@ dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err
         return dv_error_set(err, DV_ERR_CONFIG, __VA_ARGS__);                                                \
     } while (0)
 
+/* Upper bounds by a key's unit (its chip_config.def column), so that every
+ * key has one, also a key added later, without a column in every row.  Why
+ * each is safe and still far beyond any chip:
+ *   cycles, cycles/repeat  2^32: one instruction's or transfer's cost.  The
+ *       simulator adds costs to a 64-bit clock; at most 2^32 (times at most
+ *       255 repeats) per step, the clock would need 2^24 such steps past the
+ *       cycle limit to wrap, so every sum stays exact.  Real costs are tens
+ *       to thousands of cycles.
+ *   bytes      2^36 (64 GiB): the largest GM of a built-in chip (910B); buffers
+ *       have tighter per-key bounds below, L2 is bounded by the GM.
+ *   B/cycle    2^20: a path or HBM moving 1 MiB per cycle (1 PB/s at 1 GHz,
+ *       1000x the 910's HBM); keeps bytes/bandwidth products in range.
+ *   MHz 10^5, cores 4096, bool 1, elements 4096 (a Cube fractal side),
+ *   repeats 2^16 (the ISA's repeat fields are 8 bits), banks and groups 4096,
+ *   ways 1024, "x HBM" 1024, ids 4096, instructions 4096 (queues are
+ *   allocated per pipe), count 2^32.
+ * A unit not listed here fails validation (test 'config' checks that every
+ * key's unit has a bound). */
+static const struct {
+    const char *unit;
+    uint64_t max;
+} unit_max[] = {
+    {"cycles", 1ull << 32},
+    {"cycles/repeat", 1ull << 32},
+    {"bytes", 1ull << 36},
+    {"B/cycle", 1ull << 20},
+    {"MHz", 100000},
+    {"cores", 4096},
+    {"bool", 1},
+    {"elements", 4096},
+    {"repeats", 1u << 16},
+    {"banks", 4096},
+    {"groups", 4096},
+    {"ways", 1024},
+    {"x HBM", 1024},
+    {"ids", 4096},
+    {"instructions", 4096},
+    {"count", 1ull << 32},
+};
+
+bool dv_config_unit_max(const char *unit, uint64_t *max)
+{
+    for (size_t i = 0; i < sizeof unit_max / sizeof unit_max[0]; i++)
+        if (strcmp(unit_max[i].unit, unit) == 0) {
+            *max = unit_max[i].max;
+            return true;
+        }
+    return false;
+}
+
 dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key, dv_error *err)
 {
+    for (size_t i = 0; i < NKEYS; i++) {
+        uint64_t v = dv_config_get(cfg, &keys[i]), max;
+        if (!dv_config_unit_max(keys[i].unit, &max))
+            FAIL(keys[i].key, "%s: %s has unit '%s', which has no upper bound (dv_config.c)", cfg->name,
+                 keys[i].key, keys[i].unit);
+        if (v > max)
+            FAIL(keys[i].key, "%s: %s = %llu is above its maximum %llu (%s)", cfg->name, keys[i].key,
+                 (unsigned long long)v, (unsigned long long)max, keys[i].unit);
+    }
     for (size_t i = 0; i < NKEYS; i++) {
         uint64_t v = dv_config_get(cfg, &keys[i]);
         if (v < keys[i].min)
@@ -168,6 +229,9 @@ dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key,
             FAIL(aligned[i].size, "%s: %s = %llu is not a multiple of %s = %llu", cfg->name, aligned[i].size,
                  (unsigned long long)size, aligned[i].align, (unsigned long long)align);
     }
+    if (cfg->l2_bytes > cfg->gm_bytes)
+        FAIL("memory.l2_bytes", "%s: memory.l2_bytes = %llu is larger than the GM (memory.gm_bytes = %llu)",
+             cfg->name, (unsigned long long)cfg->l2_bytes, (unsigned long long)cfg->gm_bytes);
     if (cfg->split && cfg->aiv_per_aic == 0)
         FAIL("chip.aiv_per_aic", "%s: a split chip needs chip.aiv_per_aic >= 1", cfg->name);
     if (!cfg->split && dv_path_bw(cfg, DV_PATH_L0C_UB) == 0)

@@ -11,6 +11,7 @@
 #include "dv_isa.h"
 #include "dv_status.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,9 @@ const char *dv_config_default_name(void); /* "ascend910" */
 /* Consistency of a config: limits, alignment of buffer sizes, paths the core
  * type needs.  DV_ERR_CONFIG with the offending key. */
 dv_status dv_config_validate(const dv_chip_config *cfg, dv_error *err);
+/* The upper bound of every key of a unit (chip_config.def's unit column);
+ * false if the unit has none (validation then fails). */
+bool dv_config_unit_max(const char *unit, uint64_t *max);
 /* As dv_config_validate; on failure *bad_key names the key at fault. */
 dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key, dv_error *err);
 

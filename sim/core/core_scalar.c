@@ -6,6 +6,7 @@
 #include "core_cc.h"
 #include "core_pipes.h"
 #include "core_trace.h"
+#include "dv_text.h"
 
 #include <string.h>
 
@@ -355,6 +356,15 @@ void core_scalar_event(dv_event *ev, void *ctx)
         if ((c->pc % DV_INSN_BYTES) || idx >= c->ninsns) {
             core_fault(c, DV_PIPE_S, c->pc, "the program counter 0x%llx is outside .text (%zu bytes)",
                        (unsigned long long)c->pc, c->ninsns * DV_INSN_BYTES);
+            return;
+        }
+        /* The kernel is the bytes its object declares (entry, size): running
+         * on into the next kernel or past the last is a fault, not more code. */
+        if (c->pc - c->kernel->entry >= c->kernel->size) {
+            core_fault(c, DV_PIPE_S, c->pc,
+                       "the program counter 0x%llx is outside kernel %s (0x%llx, %llu bytes)",
+                       (unsigned long long)c->pc, DV_ESC(c->kernel->name),
+                       (unsigned long long)c->kernel->entry, (unsigned long long)c->kernel->size);
             return;
         }
         if (!c->text_ok[idx]) {

@@ -504,24 +504,60 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     return DV_OK;
 }
 
-/* Stops every core still running with `why` at the cycle `at`. */
+/* Where core c is: the Scalar unit's pc and each pipe's instruction in
+ * progress, with their source lines, appended to buf (of size, n used). */
+static size_t where(const dv_core *c, unsigned i, char *buf, size_t size, size_t n)
+{
+    char src[300];
+    if (n < size)
+        n += (size_t)snprintf(buf + n, size - n, " core %u: %s%s at pc 0x%llx (%s)", i,
+                              dv_pipe_trace_name(DV_PIPE_S), c->ended ? " ended, last" : "",
+                              (unsigned long long)c->pc, dv_obj_source_of(c->obj, c->pc, src, sizeof src));
+    for (int p = DV_PIPE_V; p < DV_PIPE_COUNT && n < size; p++) {
+        const dv_pipe_state *ps = &c->pipes[p];
+        if (!ps->count)
+            continue;
+        const dv_op *op = &ps->queue[ps->head];
+        n += (size_t)snprintf(buf + n, size - n, ", %s at pc 0x%llx (%s)", dv_pipe_trace_name(ps->id),
+                              (unsigned long long)op->pc, dv_obj_source_of(c->obj, op->pc, src, sizeof src));
+    }
+    return n < size ? n : size;
+}
+
+/* Stops every core still running with `why` at the cycle `at`.  Each
+ * core's message says where it was; the first one's (the run's message)
+ * names every core still running, as far as it has room. */
 static void stop_running(dv_sim *s, dv_stop why, uint64_t at)
 {
+    dv_core *first = NULL;
+    size_t fn = 0;
+    unsigned listed = 0, running = 0;
     for (unsigned i = 0; i < s->ncores; i++) {
         dv_core *c = &s->cores[i];
         if (c->stop != DV_STOP_NONE)
             continue;
         c->stop = why;
         c->end_cycle = at;
-        if (why == DV_STOP_LIMIT)
-            snprintf(c->stop_msg, sizeof c->stop_msg, "stopped at the cycle limit %llu (core %u, pc 0x%llx)",
-                     (unsigned long long)at, i, (unsigned long long)c->pc);
-        else
-            snprintf(c->stop_msg, sizeof c->stop_msg, "interrupted at cycle %llu (core %u, pc 0x%llx)",
-                     (unsigned long long)at, i, (unsigned long long)c->pc);
+        size_t n = (size_t)snprintf(
+            c->stop_msg, sizeof c->stop_msg,
+            "%s %llu:", why == DV_STOP_LIMIT ? "stopped at the cycle limit" : "interrupted at cycle",
+            (unsigned long long)at);
+        n = where(c, i, c->stop_msg, sizeof c->stop_msg, n);
+        running++;
+        if (!first) {
+            first = c;
+            fn = n;
+            listed = 1;
+        } else if (fn + 200 < sizeof first->stop_msg) {
+            fn = where(c, i, first->stop_msg, sizeof first->stop_msg,
+                       fn + (size_t)snprintf(first->stop_msg + fn, sizeof first->stop_msg - fn, ";"));
+            listed++;
+        }
         if (!s->stopped)
             s->stopped = c;
     }
+    if (first && running > listed)
+        snprintf(first->stop_msg + fn, sizeof first->stop_msg - fn, "; and %u more cores", running - listed);
 }
 
 /* The cycle the run has reached: its last event, or the end of the last
@@ -687,6 +723,16 @@ unsigned dv_sim_ncores(const dv_sim *s)
 void dv_sim_set_interrupt_flag(dv_sim *s, const volatile sig_atomic_t *flag)
 {
     s->interrupt_flag = flag;
+}
+
+const volatile sig_atomic_t *dv_sim_interrupt_flag(const dv_sim *s)
+{
+    return s->interrupt_flag;
+}
+
+bool dv_sim_interrupted(const dv_sim *s)
+{
+    return s->interrupt || (s->interrupt_flag && *s->interrupt_flag);
 }
 
 void dv_sim_interrupt(dv_sim *s)

@@ -13,7 +13,13 @@
  * --stdout-to: the command's stdout goes to FILE instead (/dev/full: how it
  * answers a failed write), and is not checked.  --absent: PATH does not
  * exist after the command (an error found before anything was created); a
- * file or an empty folder there beforehand is removed first. */
+ * file or an empty folder there beforehand is removed first.  --printable:
+ * stdout and stderr hold only printable ASCII, tabs and newlines (bytes
+ * from an input were escaped).
+ *
+ * DV_TEST_WRAPPER (words separated by spaces, e.g. "valgrind --quiet
+ * --error-exitcode=99"), when set, runs before CMD: the valgrind test setup
+ * runs dvsim itself under memcheck this way, not only this helper. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -103,7 +109,7 @@ typedef struct checks {
     long want_lines;
     const char *err_has[8], *out_has[8], *json_has[8], *absent[8];
     int n_err, n_out, n_json, n_absent;
-    bool json;
+    bool json, printable;
     const char *stdout_to;
 } checks;
 
@@ -124,6 +130,8 @@ static int parse_checks(int argc, char **argv, checks *c)
             c->json_has[c->n_json++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-json") == 0)
             c->json = true;
+        else if (strcmp(argv[i], "--printable") == 0)
+            c->printable = true;
         else if (strcmp(argv[i], "--absent") == 0 && i + 1 < argc && c->n_absent < 8)
             c->absent[c->n_absent++] = argv[++i];
         else if (strcmp(argv[i], "--stdout-to") == 0 && i + 1 < argc)
@@ -140,6 +148,26 @@ static int parse_checks(int argc, char **argv, checks *c)
     return i + 1;
 }
 
+/* cmd after the words of DV_TEST_WRAPPER (a new array; cmd itself if unset). */
+static char **wrapped(char **cmd)
+{
+    const char *w = getenv("DV_TEST_WRAPPER");
+    if (!w || !*w)
+        return cmd;
+    size_t n = 0, words = 0;
+    while (cmd[n])
+        n++;
+    char *copy = strdup(w);
+    char **all = malloc((strlen(w) + n + 2) * sizeof *all);
+    if (!copy || !all)
+        return cmd;
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        all[words++] = t;
+    for (size_t i = 0; i <= n; i++)
+        all[words + i] = cmd[i];
+    return all;
+}
+
 /* Runs cmd with stdout and stderr into the two files; false if it cannot. */
 static bool run(char **cmd, int out_fd, int err_fd, int *status)
 {
@@ -147,7 +175,8 @@ static bool run(char **cmd, int out_fd, int err_fd, int *status)
     if (pid == 0) {
         dup2(out_fd, 1);
         dup2(err_fd, 2);
-        execv(cmd[0], cmd);
+        cmd = wrapped(cmd);
+        execvp(cmd[0], cmd);
         perror("exec");
         _exit(127);
     }
@@ -209,6 +238,17 @@ static int check(const checks *c, int status, const char *out, const char *err, 
         if (!out || !strstr(out, c->out_has[k])) {
             printf("FAIL: stdout lacks \"%s\"\n", c->out_has[k]);
             fails++;
+        }
+    }
+    for (int pass = 0; c->printable && pass < 2; pass++) {
+        const char *t = pass ? err : out;
+        for (size_t k = 0; t && t[k]; k++) {
+            unsigned char ch = (unsigned char)t[k];
+            if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f) {
+                printf("FAIL: %s has byte 0x%02x at %zu\n", pass ? "stderr" : "stdout", ch, k);
+                fails++;
+                break;
+            }
         }
     }
     for (int k = 0; k < c->n_absent; k++) {

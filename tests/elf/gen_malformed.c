@@ -239,6 +239,12 @@ static bool apply(const char *name, uint8_t *b, size_t *n, const layout *L)
         put(b, meta + L->arg0, 4, 4);
     else if (IS("meta-empty-name.elf"))
         b[meta + 16 + 24] = '\0';
+    else if (IS("meta-kernel-size-zero.elf")) /* a kernel of no instructions */
+        put(b, meta + L->kernel1 + 8, 8, 0);
+    else if (IS("meta-name-newline.elf")) /* "vadd" -> "v\ndd": not an identifier */
+        b[meta + 16 + 24 + 1] = '\n';
+    else if (IS("meta-arg-name-escape.elf")) /* argument "x" -> ESC */
+        b[meta + L->arg0 + 4] = 0x1b;
     else if (IS("meta-duplicate-kernel.elf")) /* vmul -> vadd */
         memcpy(b + meta + L->kernel1 + 24, "vadd", 4);
     else if (IS("lines-bad-magic.elf"))
@@ -317,6 +323,9 @@ int main(int argc, char **argv)
         "meta-too-many-args.elf",
         "meta-arg-type.elf",
         "meta-empty-name.elf",
+        "meta-kernel-size-zero.elf",
+        "meta-name-newline.elf",
+        "meta-arg-name-escape.elf",
         "meta-duplicate-kernel.elf",
         "lines-bad-magic.elf",
         "lines-version.elf",

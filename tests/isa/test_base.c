@@ -6,8 +6,11 @@
 #include "dv_buf.h"
 #include "dv_file.h"
 #include "dv_log.h"
+#include "dv_num.h"
+#include "dv_text.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +81,119 @@ START_TEST(test_file_round_trip)
 }
 END_TEST
 
+/* A directory is refused at open, as a missing file is (66), for every
+ * input: not read as empty, short or malformed. */
+START_TEST(test_open_directory)
+{
+    dv_error err = {DV_OK, ""};
+    char *data = NULL;
+    size_t len;
+    ck_assert_int_eq(dv_read_file("/tmp", &data, &len, &err), DV_ERR_MISSING);
+    ck_assert_ptr_null(data);
+    ck_assert_str_eq(err.msg, "/tmp: cannot open: Is a directory");
+    ck_assert_int_lt(dv_open_input_fd("/", &err), 0);
+    ck_assert_ptr_null(dv_open_input("/", &err));
+    ck_assert_int_eq(err.status, DV_ERR_MISSING);
+}
+END_TEST
+
+/* THE number syntax: decimal or 0x hex, nothing else (no octal, sign or
+ * space), within 64 bits. */
+START_TEST(test_num_strict)
+{
+    static const struct {
+        const char *s;
+        bool ok;
+        uint64_t v;
+    } cases[] = {
+        {"0", true, 0},
+        {"0100", true, 100}, /* not octal 64 */
+        {"010", true, 10},
+        {"0x10", true, 16},
+        {"0X1f", true, 31},
+        {"18446744073709551615", true, UINT64_MAX},
+        {"0xffffffffffffffff", true, UINT64_MAX},
+        {"18446744073709551616", false, 0},
+        {"0x10000000000000000", false, 0},
+        {" 1", false, 0},
+        {"1 ", false, 0},
+        {"-1", false, 0},
+        {" -1", false, 0},
+        {"+1", false, 0},
+        {"", false, 0},
+        {"0x", false, 0},
+        {"1e3", false, 0},
+        {"0b1", false, 0},
+        {"12a", false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t v = 12345;
+        ck_assert_msg(dv_parse_u64(cases[i].s, &v) == cases[i].ok, "'%s'", cases[i].s);
+        if (cases[i].ok)
+            ck_assert_msg(v == cases[i].v, "'%s' read as %llu", cases[i].s, (unsigned long long)v);
+    }
+    uint64_t v;
+    ck_assert(dv_parse_u64_scaled("512K", &v) && v == 512 * 1024);
+    ck_assert(dv_parse_u64_scaled("0x10m", &v) && v == 16ull << 20);
+    ck_assert(dv_parse_u64_scaled("1024G", &v) && v == 1ull << 40);
+    ck_assert(dv_parse_u64_scaled("010", &v) && v == 10);
+    ck_assert(!dv_parse_u64_scaled("K", &v));
+    ck_assert(!dv_parse_u64_scaled("16T", &v));
+    ck_assert(!dv_parse_u64_scaled("17179869184G", &v)); /* 2^34 G is past 2^64 */
+    ck_assert(!dv_parse_u64_scaled("1 K", &v));
+    int64_t s;
+    ck_assert(dv_parse_s64("-9223372036854775808", &s) && s == INT64_MIN);
+    ck_assert(dv_parse_s64("9223372036854775807", &s) && s == INT64_MAX);
+    ck_assert(dv_parse_s64("-010", &s) && s == -10);
+    ck_assert(!dv_parse_s64("9223372036854775808", &s));
+    ck_assert(!dv_parse_s64("- 1", &s));
+    ck_assert(!dv_parse_s64("--1", &s));
+    ck_assert(dv_parse_u64n("12:34", 2, &v) && v == 12);
+}
+END_TEST
+
+/* JSON numbers: whole, finite, in [0, max]; no undefined cast. */
+START_TEST(test_num_double)
+{
+    uint64_t v;
+    ck_assert(dv_u64_of_double(8, 100, &v) && v == 8);
+    ck_assert(dv_u64_of_double(0, 0, &v) && v == 0);
+    ck_assert(!dv_u64_of_double(-1, 100, &v));
+    ck_assert(!dv_u64_of_double(101, 100, &v));
+    ck_assert(!dv_u64_of_double(1.5, 100, &v));
+    ck_assert(!dv_u64_of_double(1e300, UINT64_MAX, &v));
+    ck_assert(!dv_u64_of_double(18446744073709551616.0, UINT64_MAX, &v));
+    ck_assert(!dv_u64_of_double(NAN, UINT64_MAX, &v));
+    ck_assert(!dv_u64_of_double(INFINITY, UINT64_MAX, &v));
+    ck_assert(dv_u64_of_double(9007199254740992.0, UINT64_MAX, &v) && v == 9007199254740992ull);
+    ck_assert_uint_eq(dv_sat_add(UINT64_MAX - 1, 5), UINT64_MAX);
+    ck_assert_uint_eq(dv_sat_add(2, 3), 5);
+    ck_assert_uint_eq(dv_sat_mul(1ull << 32, 1ull << 32), UINT64_MAX);
+    ck_assert_uint_eq(dv_sat_mul(0, UINT64_MAX), 0);
+}
+END_TEST
+
+/* THE escaping of input text: printable ASCII stays, the rest is \xNN, a
+ * long text is cut with "..." inside the buffer. */
+START_TEST(test_escape)
+{
+    char out[64];
+    ck_assert_str_eq(dv_escape("plain name.dvs", out, sizeof out), "plain name.dvs");
+    ck_assert_str_eq(dv_escape("a\nb\x1b[2J\\", out, sizeof out), "a\\x0ab\\x1b[2J\\x5c");
+    ck_assert_str_eq(dv_escape("\xc3\xa9", out, sizeof out), "\\xc3\\xa9");
+    ck_assert_str_eq(dv_escape_n("a\0b", 3, out, sizeof out), "a\\x00b");
+    char longer[200];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    const char *cut = dv_escape(longer, out, sizeof out);
+    ck_assert_uint_lt(strlen(cut), sizeof out);
+    ck_assert_ptr_nonnull(strstr(cut, "..."));
+    ck_assert(dv_is_printable("ok"));
+    ck_assert(!dv_is_printable("no\t"));
+    ck_assert_str_eq(DV_ESC("\r"), "\\x0d");
+}
+END_TEST
+
 START_TEST(test_log_gate)
 {
     /* no log at all: off, and nothing is formatted or dereferenced */
@@ -108,6 +224,12 @@ static Suite *base_suite(void)
     tc = tcase_create("log");
     tcase_add_test(tc, test_file_round_trip);
     tcase_add_test(tc, test_log_gate);
+    tcase_add_test(tc, test_open_directory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("num");
+    tcase_add_test(tc, test_num_strict);
+    tcase_add_test(tc, test_num_double);
+    tcase_add_test(tc, test_escape);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -142,7 +142,9 @@ START_TEST(test_sim_outcomes)
         {".kernel k\n  li x5, 0\n  lw x6, 0(x5)\n  end\n", "sim warn: guest fault: core 0, pipe SCALAR"},
         {".kernel k\n  wait_flag src=mte2, dst=v, id=1\n  end\n",
          "sim warn: deadlock: core 0 deadlocked at cycle"},
-        {".kernel k\nloop: j loop\n", "sim warn: stopped at the cycle limit 5000 "},
+        /* the cycle limit names the core, the unit and the source line */
+        {".kernel k\nloop: j loop\n",
+         "sim warn: stopped at the cycle limit 5000: core 0: SCALAR at pc 0x0 (t.dvs:2)"},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         capture c = {DV_BUF_INIT, 0};

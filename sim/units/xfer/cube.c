@@ -144,7 +144,9 @@ static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *ou
 typedef float vf16 __attribute__((vector_size(64)));
 typedef uint32_t vu16 __attribute__((vector_size(64)));
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
+ * which the loader runs before TSan's runtime is up (a crash at start). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MULTI_TARGET
