@@ -283,6 +283,7 @@ typedef struct worker {
 /* What the threads share while a B panel is in use. */
 typedef struct shared {
     const ref_gemm *g;
+    const dv_sim *sim;     /* polled for a signal (dv_sim_interrupted) between row panels */
     const double *b;
     const float *bf;
     uint64_t j0, cols, ld; /* the panel: columns [j0, j0 + cols), padded to ld */
@@ -317,8 +318,11 @@ static void row_panel(shared *sh, worker *w, uint64_t p)
 static void *work(void *arg)
 {
     task *t = arg;
-    for (uint64_t p; (p = atomic_fetch_add(&t->sh->next, 1)) < t->sh->npanels;)
+    for (uint64_t p; (p = atomic_fetch_add(&t->sh->next, 1)) < t->sh->npanels;) {
+        if (t->sh->sim && dv_sim_interrupted(t->sh->sim))
+            break; /* Ctrl-C, SIGTERM: the run reports what was checked */
         row_panel(t->sh, t->w, p);
+    }
     return NULL;
 }
 
@@ -359,7 +363,7 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     dv_status st = ok ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
     snprintf(r->check.reference, sizeof r->check.reference, "%s, %u thread%s",
              blas ? blas_name : "C with vector types", nt, nt == 1 ? "" : "s");
-    for (uint64_t j0 = 0; st == DV_OK && j0 < g->n; j0 += pc) {
+    for (uint64_t j0 = 0; st == DV_OK && j0 < g->n && !dv_opr_check_stop(r); j0 += pc) {
         uint64_t cols = g->n - j0 < pc ? g->n - j0 : pc, ld = (cols + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
         g->load_b(g->user, j0, cols, b, ld);
         for (uint64_t kk = 0; kk < k; kk++) {
@@ -370,6 +374,7 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
                     bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
         }
         shared sh = {.g = g,
+                     .sim = dv_opr_sim(r),
                      .b = b,
                      .bf = bf,
                      .j0 = j0,
@@ -391,6 +396,7 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
         for (unsigned t = 1; t < started; t++)
             pthread_join(th[t], NULL);
     }
+    dv_opr_check_stop(r); /* a signal during the last panel marks the check interrupted */
     for (unsigned t = 0; t < nt; t++) {
         if (st == DV_OK)
             dv_opr_check_merge(&r->check, &w[t].chk);

@@ -132,7 +132,9 @@ dv_status dv_config_builtin(const char *name, dv_chip_config *out, dv_error *err
  *   MHz 10^5, cores 4096, bool 1, elements 4096 (a Cube fractal side),
  *   repeats 2^16 (the ISA's repeat fields are 8 bits), banks and groups 4096,
  *   ways 1024, "x HBM" 1024, ids 4096, instructions 4096 (queues are
- *   allocated per pipe), count 2^32.
+ *   allocated per pipe), count 2^32, requests 4096 (the per-key bound below
+ *   is the engines' table, DV_MAX_DMA_REQUESTS), "x slope" 1024 (a multiple
+ *   of a per-repeat slope, itself at most 2^32: the product stays in 2^42).
  * A unit not listed here fails validation (test 'config' checks that every
  * key's unit has a bound). */
 static const struct {
@@ -155,6 +157,8 @@ static const struct {
     {"ids", 4096},
     {"instructions", 4096},
     {"count", 1ull << 32},
+    {"requests", 4096},
+    {"x slope", 1024},
 };
 
 bool dv_config_unit_max(const char *unit, uint64_t *max)
