@@ -283,7 +283,7 @@ typedef struct worker {
 /* What the threads share while a B panel is in use. */
 typedef struct shared {
     const ref_gemm *g;
-    const dv_sim *sim;     /* polled for a signal (dv_sim_interrupted) between row panels */
+    const dv_sim *sim; /* polled for a signal (dv_sim_interrupted) between row panels */
     const double *b;
     const float *bf;
     uint64_t j0, cols, ld; /* the panel: columns [j0, j0 + cols), padded to ld */
