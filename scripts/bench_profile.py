@@ -23,14 +23,14 @@ if "--repeat" in sys.argv:
 WORKLOADS = [
     ("matmul db 4096^3, 32 cores, timing only",
      ["matmul", "--variant", "db", "--no-data", "--shape", "M=4096,N=4096,K=4096"]),
-    ("matmul db 2048^3, 1 core, timing only",
-     ["matmul", "--variant", "db", "--blocks", "1", "--no-data", "--shape", "M=2048,N=2048,K=2048"]),
+    ("matmul db 4096x4096x2048, 1 core, timing only",
+     ["matmul", "--variant", "db", "--blocks", "1", "--no-data", "--shape", "M=4096,N=4096,K=2048"]),
     ("matmul db 1024^3, 1 core, with data", ["matmul", "--variant", "db", "--blocks", "1"]),
     ("attention ascend910b B=4,H=8,SQ=1024,SK=2048, timing only",
      ["attention", "--chip", "ascend910b", "--no-data", "--shape", "B=4,H=8,SQ=1024,SK=2048"]),
     ("softmax 16384x1000, timing only", ["softmax", "--no-data", "--shape", "R=16384,C=1000"]),
-    ("vadd_loop sample (vector-bound), timing only",
-     [os.path.join("kernels", "samples", "vadd_loop.dvs"), "--arg", "n=200000", "--no-data"]),
+    ("vadd_loop sample n=2000000 (vector-bound), timing only",
+     [os.path.join("kernels", "samples", "vadd_loop.dvs"), "--arg", "n=2000000", "--no-data"]),
 ]
 
 

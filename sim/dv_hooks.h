@@ -113,6 +113,12 @@ typedef struct dv_sim_hooks {
     /* A core starts block block_idx (its first, or the next of a wave). */
     void (*block)(void *user, unsigned core, uint64_t block_idx, uint64_t cycle);
     void (*insn)(void *user, const dv_trace_insn *ev);
+    /* Optional, for observers that count every instruction (the profiler):
+     * a Scalar unit instruction, [start, end) at pc, reported through this
+     * narrow call instead of `insn` (no dv_trace_insn is built; with several
+     * observers, those without it still get `insn`).  An observer that sets
+     * it gets no `insn` for lane DV_PIPE_S. */
+    void (*scalar)(void *user, unsigned core, const dv_insn *in, uint64_t pc, uint64_t start, uint64_t end);
     void (*flag)(void *user, const dv_trace_flag *ev);
     void (*stall)(void *user, const dv_trace_stall *ev);
     /* Buffer accesses (dv_trace_access); NULL costs the cores one test per

@@ -397,8 +397,12 @@ void core_scalar_event(dv_event *ev, void *ctx)
         }
         c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
         c->stats.pipe[DV_PIPE_S].insns++;
-        if (c->hooks)
-            core_trace_insn(c, DV_PIPE_S, in, NULL, c->pc, c->q->now, c->q->now + lat);
+        if (c->hooks) {
+            if (c->hooks->scalar)
+                c->hooks->scalar(c->hooks->user, c->net_index, in, c->pc, c->q->now, c->q->now + lat);
+            else
+                core_trace_insn(c, DV_PIPE_S, in, NULL, c->pc, c->q->now, c->q->now + lat);
+        }
         c->instret++;
         c->pc = next;
         if (n + 1 >= RUN_AHEAD || c->stop != DV_STOP_NONE || !dv_evq_run_ahead(c->q, c->q->now + lat)) {

@@ -346,6 +346,45 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
     return DV_OK;
 }
 
+/* A Scalar unit instruction (the hooks' narrow `scalar` call, once per
+ * instruction the Scalar unit runs or dispatches): the common case, kept
+ * short. */
+static void on_scalar(void *user, unsigned ci, const dv_insn *in, uint64_t pc, uint64_t a, uint64_t b)
+{
+    (void)in;
+    dv_profile *p = user;
+    if (ci >= p->r.ncores)
+        return;
+    size_t idx = (size_t)(pc / DV_INSN_BYTES);
+    core_track *t = &p->track[ci];
+    lane_state *l = &t->lane[DV_PIPE_S];
+    if (a > l->free || idx >= p->r.npcs) {
+        count(p, ci, DV_PIPE_S, pc);
+        touch(p, ci, DV_PIPE_S, pc, a, b);
+        add(p, ci, DV_PIPE_S, pc, DV_PROF_BUSY, a, b);
+        return;
+    }
+    l->free = b > l->free ? b : l->free;
+    l->used = true;
+    l->last_pc = pc;
+    l->last_start = a;
+    if (b <= a)
+        return;
+    pc_hot *h = &t->hot[idx];
+    h->count++;
+    h->busy += b - a;
+    t->s_busy += b - a;
+    unsigned sh = p->bin_shift;
+    if (b <= (uint64_t)DV_PROF_BINS << sh && a >> sh == (b - 1) >> sh) {
+        if (t->pend_busy && t->pend_bin != a >> sh)
+            pend_flush(p, ci);
+        t->pend_bin = a >> sh;
+        t->pend_busy += b - a;
+    } else {
+        bins_add(p, p->r.cores[ci].kind, DV_PIPE_S, pc, DV_PROF_BUSY, a, b);
+    }
+}
+
 static void on_insn(void *user, const dv_trace_insn *ev)
 {
     dv_profile *p = user;
@@ -353,36 +392,8 @@ static void on_insn(void *user, const dv_trace_insn *ev)
     dv_pipe lane = ev->lane;
     if (ci >= p->r.ncores || (unsigned)lane >= DV_PIPE_COUNT)
         return;
-    size_t idx = (size_t)(ev->pc / DV_INSN_BYTES);
-    if (lane == DV_PIPE_S) { /* the common case, kept short */
-        core_track *t = &p->track[ci];
-        lane_state *l = &t->lane[DV_PIPE_S];
-        uint64_t a = ev->start, b = ev->end;
-        if (a > l->free || idx >= p->r.npcs) {
-            count(p, ci, lane, ev->pc);
-            touch(p, ci, lane, ev->pc, a, b);
-            add(p, ci, lane, ev->pc, DV_PROF_BUSY, a, b);
-            return;
-        }
-        l->free = b > l->free ? b : l->free;
-        l->used = true;
-        l->last_pc = ev->pc;
-        l->last_start = a;
-        if (b <= a)
-            return;
-        pc_hot *h = &t->hot[idx];
-        h->count++;
-        h->busy += b - a;
-        t->s_busy += b - a;
-        unsigned sh = p->bin_shift;
-        if (b <= (uint64_t)DV_PROF_BINS << sh && a >> sh == (b - 1) >> sh) {
-            if (t->pend_busy && t->pend_bin != a >> sh)
-                pend_flush(p, ci);
-            t->pend_bin = a >> sh;
-            t->pend_busy += b - a;
-        } else {
-            bins_add(p, p->r.cores[ci].kind, lane, ev->pc, DV_PROF_BUSY, a, b);
-        }
+    if (lane == DV_PIPE_S) { /* the hooks report these through on_scalar; kept for completeness */
+        on_scalar(user, ci, ev->insn, ev->pc, ev->start, ev->end);
         return;
     }
     count(p, ci, lane, ev->pc);
@@ -571,8 +582,13 @@ void dv_profile_destroy(dv_profile *p)
 
 dv_status dv_profile_attach(dv_profile *p, dv_sim *sim, dv_error *err)
 {
-    dv_sim_hooks h = {
-        .user = p, .launch = on_launch, .insn = on_insn, .flag = on_flag, .stall = on_stall, .end = on_end};
+    dv_sim_hooks h = {.user = p,
+                      .launch = on_launch,
+                      .insn = on_insn,
+                      .scalar = on_scalar,
+                      .flag = on_flag,
+                      .stall = on_stall,
+                      .end = on_end};
     return dv_sim_add_hooks(sim, &h, err);
 }
 

@@ -71,6 +71,20 @@ static void fan_insn(void *user, const dv_trace_insn *ev)
             s->hooks[i].insn(s->hooks[i].user, ev);
 }
 
+static void fan_scalar(void *user, unsigned core, const dv_insn *in, uint64_t pc, uint64_t start,
+                       uint64_t end)
+{
+    const dv_sim *s = user;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (s->hooks[i].scalar) {
+            s->hooks[i].scalar(s->hooks[i].user, core, in, pc, start, end);
+        } else if (s->hooks[i].insn) {
+            dv_trace_insn ev = {
+                .core = core, .lane = DV_PIPE_S, .start = start, .end = end, .pc = pc, .insn = in};
+            s->hooks[i].insn(s->hooks[i].user, &ev);
+        }
+}
+
 static void fan_flag(void *user, const dv_trace_flag *ev)
 {
     const dv_sim *s = user;
@@ -97,7 +111,7 @@ static void fan_access(void *user, const dv_trace_access *ev)
 
 static bool watches_cores(const dv_sim_hooks *h)
 {
-    return h->block || h->insn || h->flag || h->stall || h->access;
+    return h->block || h->insn || h->scalar || h->flag || h->stall || h->access;
 }
 
 /* The cores call one observer directly, several through the fan-out. */
@@ -117,6 +131,7 @@ static void choose_core_hooks(dv_sim *s)
         s->fanout = (dv_sim_hooks){.user = s,
                                    .block = fan_block,
                                    .insn = fan_insn,
+                                   .scalar = fan_scalar,
                                    .flag = fan_flag,
                                    .stall = fan_stall,
                                    .access = access ? fan_access : NULL};
