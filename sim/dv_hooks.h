@@ -14,7 +14,8 @@
  * Lanes are the pipes of dv_isa.h: DV_PIPE_S is the Scalar unit, then
  * VECTOR, CUBE, MTE1, MTE2, MTE3, FIXP.  Every instruction a lane counts in
  * core<i>.<pipe>.instructions (stats.json) is reported exactly once, by
- * `insn`, at the point where it is counted:
+ * `insn` (or, for the Scalar unit's own to an observer that sets it, by the
+ * narrow `scalar`), at the point where it is counted:
  *   - the Scalar unit: every instruction it runs or dispatches, for the
  *     cycles it spends on it ([start, start + latency));
  *   - a pipe's unit instruction when it issues, for its whole duration (the
