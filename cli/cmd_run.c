@@ -230,6 +230,25 @@ static void print_operator(const dv_opjob_result *jr)
            rl->write_cycles, rl->hbm_cycles, rl->bound_by, rl->bound_cycles, 100.0 * rl->achieved);
 }
 
+/* With --sanitize, its findings as DIR/sanitizer.json (the object of
+ * --json's "sanitizer"; stats.json keeps the model's figures alone). */
+static int write_sanitizer(const run_san *rs, const char *outdir)
+{
+    if (!rs->san)
+        return 0;
+    dv_error err = {DV_OK, ""};
+    dv_buf b = DV_BUF_INIT;
+    if (dv_san_report_json(rs->san, &b) != DV_OK) {
+        dv_buf_free(&b);
+        return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory for the sanitizer's report"});
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/sanitizer.json", outdir);
+    dv_status st = cli_write_file(p, b.data, b.len, &err);
+    dv_buf_free(&b);
+    return st == DV_OK ? 0 : cli_fail(&err);
+}
+
 static int write_outdir(const char *outdir, const dv_buf *js, const dv_chip_config *cfg)
 {
     dv_error err = {DV_OK, ""};
@@ -431,6 +450,8 @@ static int report(run_state *rs, dv_sim *sim, const dv_opjob_result *jr, const d
     int san_rc = run_san_report(&rs->san, o->cmd, o->json, stdout);
     if (o->outdir)
         rc = write_outdir(o->outdir, &js, cfg);
+    if (o->outdir && !rc)
+        rc = write_sanitizer(&rs->san, o->outdir);
     dv_buf_free(&js);
     if (!rc)
         rc = write_dumps(o, sim, opr, addr, len);

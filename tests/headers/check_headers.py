@@ -10,7 +10,7 @@ import sys
 # the public headers of each library, as DESIGN.md section 6 (../shared/docs) layers them
 # (sim's engine and units headers are the interfaces between its sub-folders;
 # kernels/*.h are shared by the operators' folders)
-PUBLIC = ["base/*.h", "isa/dv_*.h", "perfcounters/*.h", "memhier/*.h", "sim/*.h", "sim/config/dv_config.h",
+PUBLIC = ["base/*.h", "isa/dv_*.h", "perfcounters/*.h", "memhier/*.h", "sim/*.h", "sim/config/dv_config.h", "sim/sanitize/dv_*.h",
           "sim/engine/*.h", "sim/units/*.h", "kernels/*.h", "viz/trace/*.h", "viz/dv_*.h", "cli/*.h"]
 
 
