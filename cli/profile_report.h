@@ -7,24 +7,11 @@
 #define DV_PROFILE_REPORT_H
 
 #include "dv_profile.h"
+#include "profile_model.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
-
-typedef enum prof_group { PROF_BY_LINE, PROF_BY_CALL, PROF_BY_PC } prof_group;
-
-typedef struct prof_report_opts {
-    prof_group by;
-    unsigned top;   /* rows listed (0: all) */
-    int core;       /* -1: every core summed */
-    int kind;       /* a dv_core_kind: only the cores of that kind (a mix kernel's AIC or AIV); -1: all */
-    bool no_source; /* no source text under each row */
-} prof_report_opts;
-
-/* Checks that the classes add up (dv_profile.h) against the cores'
- * statistics: false with the first mismatch in why. */
-bool prof_check_sums(const dv_sim *sim, const dv_prof_result *r, char *why, size_t size);
 
 void prof_print_text(FILE *out, const dv_sim *sim, const dv_prof_result *r, const prof_report_opts *o,
                      const char *title);
