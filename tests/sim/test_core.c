@@ -5,6 +5,7 @@
 #include "dv_sim.h"
 #include "dv_stats.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -32,14 +33,8 @@ static void run_kernel(run *r, const char *chip, const char *src, bool data)
 static void run_kernel_cfg(run *r, const dv_chip_config *cfg, const char *src, bool data)
 {
     dv_error err = {DV_OK, ""};
-    dv_diags diags = {NULL, 0};
     memset(r, 0, sizeof *r);
-    dv_status st = dv_asm_string("t.dvs", src, strlen(src), NULL, &r->obj, &diags, &err);
-    ck_assert_msg(st == DV_OK, "%s", diags.count ? diags.lines[0] : err.msg);
-    dv_diags_free(&diags);
-    r->sim = dv_sim_create(cfg, data, &err);
-    ck_assert_ptr_nonnull(r->sim);
-    ck_assert_int_eq(dv_sim_load(r->sim, r->obj, NULL, &err), DV_OK);
+    r->sim = tc_sim_of(cfg, src, data, &r->obj);
     for (unsigned i = 0; i < 4; i++) {
         ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(r->sim), 65536, &r->gm[i], NULL), DV_OK);
         dv_sim_set_arg(r->sim, i, r->gm[i], NULL);

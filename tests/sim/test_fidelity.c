@@ -5,6 +5,7 @@
 #include "dv_sim.h"
 #include "dv_stats.h"
 #include "dv_test_main.h"
+#include "dv_test_sim.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -21,14 +22,8 @@ typedef struct run {
 static void run_cfg(run *r, const dv_chip_config *cfg, const char *src)
 {
     dv_error err = {DV_OK, ""};
-    dv_diags diags = {NULL, 0};
     memset(r, 0, sizeof *r);
-    dv_status st = dv_asm_string("t.dvs", src, strlen(src), NULL, &r->obj, &diags, &err);
-    ck_assert_msg(st == DV_OK, "%s", diags.count ? diags.lines[0] : err.msg);
-    dv_diags_free(&diags);
-    r->sim = dv_sim_create(cfg, false, &err);
-    ck_assert_ptr_nonnull(r->sim);
-    ck_assert_int_eq(dv_sim_load(r->sim, r->obj, NULL, &err), DV_OK);
+    r->sim = tc_sim_of(cfg, src, false, &r->obj);
     uint64_t a;
     ck_assert_int_eq(dv_gm_alloc(dv_sim_gm(r->sim), 1 << 20, &a, NULL), DV_OK);
     dv_sim_set_arg(r->sim, 0, a, NULL);
