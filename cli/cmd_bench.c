@@ -188,14 +188,21 @@ static void measure(const workload *w, unsigned n, bool quick, results *r)
     r->ns_single = 1e9 * single->sim_cpu / (double)single->insns;
 }
 
-static cJSON *workload_json(const workload *w)
+/* A workload's object, named: "workload" and "run" (its request). */
+static cJSON *workload_object(const workload *w)
 {
-    const op_outcome *o = &w->out;
     char name[256];
     op_spec_name(&w->spec, name, sizeof name);
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "workload", w->name);
     cJSON_AddStringToObject(j, "run", name);
+    return j;
+}
+
+static cJSON *workload_json(const workload *w)
+{
+    const op_outcome *o = &w->out;
+    cJSON *j = workload_object(w);
     cJSON_AddBoolToObject(j, "data", w->spec.data);
     cJSON_AddNumberToObject(j, "host_seconds", o->host_seconds);
     cJSON_AddNumberToObject(j, "cpu_seconds", o->sim_cpu);
@@ -215,11 +222,7 @@ static cJSON *workload_json(const workload *w)
 static cJSON *whole_json(const workload *w)
 {
     const op_outcome *o = &w->out;
-    char name[256];
-    op_spec_name(&w->spec, name, sizeof name);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "workload", w->name);
-    cJSON_AddStringToObject(j, "run", name);
+    cJSON *j = workload_object(w);
     cJSON_AddNumberToObject(j, "fill_seconds", o->fill_seconds);
     cJSON_AddNumberToObject(j, "fill_cpu_seconds", o->fill_cpu);
     cJSON_AddNumberToObject(j, "sim_seconds", o->host_seconds);
