@@ -29,17 +29,4 @@ bool dv_parse_s64(const char *s, int64_t *v);
  * it is undefined behaviour, so every JSON integer goes through here. */
 bool dv_u64_of_double(double d, uint64_t max, uint64_t *v);
 
-/* Cycle arithmetic that cannot wrap: a sum or product past 2^64 - 1 stays
- * there (the simulator treats UINT64_MAX as "never"). */
-static inline uint64_t dv_sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t s = a + b;
-    return s < a ? UINT64_MAX : s;
-}
-
-static inline uint64_t dv_sat_mul(uint64_t a, uint64_t b)
-{
-    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 #endif
