@@ -213,11 +213,14 @@ static void print_operator(const dv_opjob_result *jr)
                    (unsigned long long)r->launch[i].cycles);
         printf("\n");
     }
+    unsigned st = jr->sim_threads ? jr->sim_threads : 1; /* the functional work's threads */
     if (c->done)
-        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s; %s)\n", jr->fill_seconds,
-               jr->sim_seconds, jr->check_seconds, jr->check_cpu, c->reference);
+        printf("host: fill %.3f s, simulation %.3f s (%u thread%s), check %.3f s (CPU %.3f s; %s)\n",
+               jr->fill_seconds, jr->sim_seconds, st, st == 1 ? "" : "s", jr->check_seconds, jr->check_cpu,
+               c->reference);
     else
-        printf("host: fill %.3f s, simulation %.3f s\n", jr->fill_seconds, jr->sim_seconds);
+        printf("host: fill %.3f s, simulation %.3f s (%u thread%s)\n", jr->fill_seconds, jr->sim_seconds, st,
+               st == 1 ? "" : "s");
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
            sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
            (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
@@ -587,6 +590,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     dv_sim *sim = dv_sim_create(cfg, o->data, &err);
     if (!sim)
         return cli_fail(&err);
+    dv_sim_set_threads(sim, (unsigned)o->threads); /* 0: the host's CPUs */
     dv_obj *obj = NULL;
     uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
     int rc = setup_kernel(o, sim, &obj, addr, len);

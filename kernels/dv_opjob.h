@@ -53,6 +53,7 @@ typedef struct dv_opjob_result {
      * time and as the process's CPU time (every thread: the check runs on
      * several), for dvsim bench and run's report. */
     double fill_seconds, fill_cpu, sim_cpu, check_cpu;
+    unsigned sim_threads; /* host threads of the simulation's functional work (dv_sim_threads) */
 } dv_opjob_result;
 
 /* Runs the job into *out (always; free it with dv_opjob_free).  Returns the

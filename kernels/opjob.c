@@ -90,6 +90,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
         return st;
     out->sim_seconds = now_seconds() - t0;
     out->sim_cpu = cpu_seconds() - c0;
+    out->sim_threads = dv_sim_threads(dv_opr_sim(r));
     if (out->res.stop == DV_STOP_DONE && !job->no_check) {
         if (job->checking)
             job->checking(job->user, r);

@@ -164,6 +164,7 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
 
 void dv_core_destroy(dv_core *c)
 {
+    core_async_free(c); /* the product in flight writes into the buffers freed below */
     for (int i = 0; i < DV_PIPE_COUNT; i++) {
         dv_evq_cancel(c->q, &c->pipes[i].ev);
         free(c->pipes[i].queue);

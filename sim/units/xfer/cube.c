@@ -31,12 +31,7 @@
 
 enum { MM_M, MM_K, MM_N };
 
-typedef struct mm_shape {
-    uint64_t m, k, n;
-    uint64_t k0, esize;  /* K per fractal row, element bytes */
-    uint64_t m1, k1, n1; /* fractal counts */
-    uint64_t fa, fb, fc; /* bytes of one fractal of A, B, C */
-} mm_shape;
+typedef dv_mm_shape mm_shape;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -190,12 +185,13 @@ typedef uint32_t vu16 __attribute__((vector_size(64)));
 MM_KERNEL(mm_kernel_f32, vf16, float)
 MM_KERNEL(mm_kernel_s32, vu16, uint32_t)
 
-bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
+bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w)
 {
     const dv_chip_config *cfg = c->cfg;
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     mm_shape s;
     char why[160];
+    w->todo = false;
     if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
         return xf_fail(c, "mmad: %s",
                        dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
@@ -204,31 +200,61 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
                        (unsigned long long)cfg->cube_m, (unsigned long long)cfg->cube_n);
     if (!s.m || !s.k || !s.n)
         return true;
-    uint8_t *a = xf_span(c, DV_MEM_L0A, op->r[1], s.m1 * s.k1 * s.fa, cfg->align_l0ab);
-    uint8_t *b = a ? xf_span(c, DV_MEM_L0B, op->r[2], s.k1 * s.n1 * s.fb, cfg->align_l0ab) : NULL;
-    uint8_t *cc = b ? xf_span(c, DV_MEM_L0C, op->r[0], s.m1 * s.n1 * s.fc, cfg->align_l0c) : NULL;
+    uint64_t alen = s.m1 * s.k1 * s.fa, blen = s.k1 * s.n1 * s.fb, clen = s.m1 * s.n1 * s.fc;
+    uint8_t *a = xf_span(c, DV_MEM_L0A, op->r[1], alen, cfg->align_l0ab);
+    uint8_t *b = a ? xf_span(c, DV_MEM_L0B, op->r[2], blen, cfg->align_l0ab) : NULL;
+    uint8_t *cc = b ? xf_span(c, DV_MEM_L0C, op->r[0], clen, cfg->align_l0c) : NULL;
     if (!cc)
         return false;
     if (!c->data)
         return true;
-
-    bool is_float = dt == DV_DT_F16 || dt == DV_DT_BF16;
-    bool init = op->insn.f[DV_F_INIT] != 0;
     uint64_t rows = s.m1 * XF_ROWS, cols = s.n1 * XF_ROWS, kp = s.k1 * s.k0;
-    /* Both operands converted once into 4-byte elements in the core's
+    /* Both operands converted once into 4-byte elements in the owner's
      * scratch memory (no allocation per instruction once it has grown). */
     size_t abytes = (size_t)(rows * kp) * 4, bbytes = (size_t)(cols * kp) * 4;
-    uint8_t *work = dv_unit_scratch(c, abytes + bbytes);
+    uint8_t *work = dv_unit_scratch(work_owner, abytes + bbytes);
     if (!work)
         return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product",
                        (unsigned long long)s.m, (unsigned long long)s.k, (unsigned long long)s.n);
-    mm_load_a(&s, a, dt, work);
-    mm_load_b(&s, b, dt, work + abytes);
-    if (is_float)
-        mm_kernel_f32(cc, (const float *)(void *)work, (const float *)(void *)(work + abytes), s.m1, s.n1, kp,
-                      init);
+    *w = (dv_cube_work){.s = s,
+                        .a = a,
+                        .b = b,
+                        .c = cc,
+                        .a_addr = op->r[1],
+                        .b_addr = op->r[2],
+                        .c_addr = op->r[0],
+                        .a_len = alen,
+                        .b_len = blen,
+                        .c_len = clen,
+                        .dtype = dt,
+                        .init = op->insn.f[DV_F_INIT] != 0,
+                        .work = work,
+                        .todo = true};
+    return true;
+}
+
+void dv_cube_compute(const dv_cube_work *w)
+{
+    const mm_shape *s = &w->s;
+    dv_dtype dt = (dv_dtype)w->dtype;
+    uint64_t rows = s->m1 * XF_ROWS, kp = s->k1 * s->k0;
+    size_t abytes = (size_t)(rows * kp) * 4;
+    mm_load_a(s, w->a, dt, w->work);
+    mm_load_b(s, w->b, dt, w->work + abytes);
+    if (dt == DV_DT_F16 || dt == DV_DT_BF16)
+        mm_kernel_f32(w->c, (const float *)(void *)w->work, (const float *)(void *)(w->work + abytes), s->m1,
+                      s->n1, kp, w->init);
     else
-        mm_kernel_s32(cc, (const uint32_t *)(void *)work, (const uint32_t *)(void *)(work + abytes), s.m1,
-                      s.n1, kp, init);
+        mm_kernel_s32(w->c, (const uint32_t *)(void *)w->work, (const uint32_t *)(void *)(w->work + abytes),
+                      s->m1, s->n1, kp, w->init);
+}
+
+bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
+{
+    dv_cube_work w;
+    if (!dv_cube_prepare(c, op, c, &w))
+        return false;
+    if (w.todo)
+        dv_cube_compute(&w);
     return true;
 }
