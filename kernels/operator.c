@@ -6,7 +6,6 @@
 #include "dv_num.h"
 #include "dv_operator.h"
 #include "dv_text.h"
-#include "refgemm.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -174,8 +173,6 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     if (st == DV_OK) {
         r->sim = dv_sim_create(cfg, data, err);
         st = r->sim ? DV_OK : err->status;
-        if (r->sim)
-            dv_sim_set_threads(r->sim, ref_threads()); /* the same threads as the check */
     }
     if (st == DV_OK)
         st = op->prepare(r, err);
@@ -191,6 +188,12 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     }
     *out = r;
     return DV_OK;
+}
+
+void dv_opr_set_threads(dv_opr_run *r, unsigned threads)
+{
+    r->sim_threads = threads;
+    dv_sim_set_threads(r->sim, threads);
 }
 
 dv_sim *dv_opr_sim(dv_opr_run *r)
@@ -225,7 +228,7 @@ static dv_status next_sim(dv_opr_run *r, dv_error *err)
     dv_sim *s = dv_sim_create(r->cfg, r->data, err);
     if (!s)
         return err->status;
-    dv_sim_set_threads(s, ref_threads());
+    dv_sim_set_threads(s, r->sim_threads);
     for (unsigned i = 0; i < r->ntensors; i++) {
         uint64_t addr;
         dv_status st = dv_gm_alloc(dv_sim_gm(s), r->t[i].bytes, &addr, err);

@@ -1,5 +1,6 @@
 /* opjob.c - the operator driver (dv_opjob.h). */
 #include "dv_opjob.h"
+#include "refgemm.h"
 
 #include <string.h>
 #include <time.h>
@@ -77,6 +78,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
     if (st != DV_OK)
         return st;
     dv_opr_run *r = out->run;
+    dv_opr_set_threads(r, ref_threads()); /* the check's threads (dvsim run --threads) */
     r->launch_begin = job->launch_begin;
     r->launch_end = job->launch_end;
     r->launch_user = job->launch_user;

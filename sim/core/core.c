@@ -1,5 +1,6 @@
 /* core.c - setting up a core, starting its blocks, and its outcome
  * (deadlock diagnosis, open intervals at a stop, the snapshot). */
+#include "core_async.h"
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_pipes.h"

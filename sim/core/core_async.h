@@ -18,25 +18,16 @@
 #ifndef CORE_ASYNC_H
 #define CORE_ASYNC_H
 
-#include "dv_pool.h"
-#include "dv_unit.h"
+#include "core_state.h"
 
 #include <stdbool.h>
 
-typedef struct core_async {
-    dv_pool *pool;     /* the launch's threads; NULL: everything runs at once, here */
-    dv_pool_job job;   /* the product in flight, if job.submitted */
-    dv_cube_work work; /* its operands */
-    dv_unit_ctx owner; /* the working memory of the product in flight */
-} core_async;
-
-struct dv_core;
 /* The core's functional effect of op (dv_unit_exec), with mmad's arithmetic
  * on the pool when there is one; false on a guest fault (c->ctx). */
-bool core_exec(struct dv_core *c, const dv_op *op);
+bool core_exec(dv_core *c, const dv_op *op);
 /* Waits for the product in flight, if any. */
-void core_async_join(struct dv_core *c);
+void core_async_join(dv_core *c);
 /* Joins, then frees the working memory. */
-void core_async_free(struct dv_core *c);
+void core_async_free(dv_core *c);
 
 #endif

@@ -3,6 +3,7 @@
 #include "core_pipes.h"
 
 #include "core_account.h"
+#include "core_async.h"
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_dma.h"

@@ -12,7 +12,7 @@
 #ifndef DV_CORE_STATE_H
 #define DV_CORE_STATE_H
 
-#include "core_async.h"
+#include "core_async_state.h"
 #include "dv_config.h"
 #include "dv_evq.h"
 #include "dv_gmsys.h"

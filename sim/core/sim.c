@@ -1,5 +1,6 @@
 /* sim.c - a launch of a kernel's blocks over the chip's cores, and the
  * observers (dv_hooks.h) that watch it. */
+#include "core_async.h"
 #include "core_events.h"
 #include "dv_core.h"
 #include "dv_sim.h"
