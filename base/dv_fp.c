@@ -3,6 +3,11 @@
 #include <math.h>
 #include <pthread.h>
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_F16C_PATH 1
+#endif
+
 float dv_fp16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -95,6 +100,37 @@ static float f64_to_f32_odd(double d)
 uint16_t dv_f64_to_fp16(double d)
 {
     return dv_f32_to_fp16(f64_to_f32_odd(d));
+}
+
+/* F16C: vcvtps2ph rounds to nearest even with subnormals, overflow to
+ * infinity and NaNs (quieted, top mantissa bits kept) exactly as
+ * dv_f32_to_fp16 does; the float is rounded to odd first, as above. */
+#ifdef HAVE_F16C_PATH
+__attribute__((target("f16c"))) static void f64_to_fp16_f16c(const double *in, uint16_t *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        float f[8];
+        for (int k = 0; k < 8; k++)
+            f[k] = f64_to_f32_odd(in[i + (size_t)k]);
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128((__m128i *)(void *)(out + i), h);
+    }
+    for (; i < n; i++)
+        out[i] = dv_f64_to_fp16(in[i]);
+}
+#endif
+
+void dv_f64_to_fp16_n(const double *in, uint16_t *out, size_t n)
+{
+#ifdef HAVE_F16C_PATH
+    if (__builtin_cpu_supports("f16c")) {
+        f64_to_fp16_f16c(in, out, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        out[i] = dv_f64_to_fp16(in[i]);
 }
 
 uint16_t dv_f64_to_bf16(double d)

@@ -85,48 +85,64 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     return cycles ? cycles : 1;
 }
 
-/* fp16 through the shared table; bf16 is the top half of an f32. */
-static float elem_f(const uint8_t *p, dv_dtype dt, const float *f16)
+/* One stored element as the kernels take it: a float for f16 (through the
+ * shared table) and bf16 (the top half of an f32), the integer in 4 bytes
+ * for s8/u8. */
+static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16)
 {
-    uint16_t h = xf_ld16(p);
-    return dt == DV_DT_F16 ? f16[h] : dv_f32_from_bits((uint32_t)h << 16);
+    switch (dt) {
+    case DV_DT_F16: return dv_f32_bits(f16[xf_ld16(p)]);
+    case DV_DT_BF16: return (uint32_t)xf_ld16(p) << 16;
+    case DV_DT_S8: return (uint32_t)(int32_t)(int8_t)p[0];
+    default: return p[0];
+    }
 }
 
 /* A as rows: a[R * kp + K] for the padded R < M1*16, K < K1*k0 (floats, or
- * s8/u8 as 32-bit integers in the same 4 bytes). */
+ * s8/u8 as 32-bit integers in the same 4 bytes); fractal by fractal, each
+ * row of a fractal k0 consecutive elements of the output. */
 static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
-    uint64_t kp = s->k1 * s->k0, rows = s->m1 * XF_ROWS;
-    float *af = out;
-    uint32_t *ai = out;
-    for (uint64_t r = 0; r < rows; r++)
-        for (uint64_t kk = 0; kk < kp; kk++) {
-            const uint8_t *p = a + ((r / XF_ROWS) * s->k1 + kk / s->k0) * s->fa +
-                               ((r % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
-            if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                af[r * kp + kk] = elem_f(p, dt, f16);
-            else
-                ai[r * kp + kk] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
+    uint64_t kp = s->k1 * s->k0;
+    uint32_t *o = out;
+    for (uint64_t i = 0; i < s->m1; i++)
+        for (uint64_t kk = 0; kk < s->k1; kk++) {
+            const uint8_t *f = a + (i * s->k1 + kk) * s->fa;
+            for (uint64_t r = 0; r < XF_ROWS; r++) {
+                uint32_t *row = o + (i * XF_ROWS + r) * kp + kk * s->k0;
+                const uint8_t *src = f + r * s->k0 * s->esize;
+                if (dt == DV_DT_F16) /* the hot case, without the switch */
+                    for (uint64_t c = 0; c < s->k0; c++)
+                        row[c] = dv_f32_bits(f16[xf_ld16(src + 2 * c)]);
+                else
+                    for (uint64_t c = 0; c < s->k0; c++)
+                        row[c] = elem_bits(src + c * s->esize, dt, f16);
+            }
         }
 }
 
 /* B by K: b[K * cols + N], so that the 16 columns of a fractal are one
- * contiguous vector for each K. */
+ * contiguous vector for each K; fractal by fractal (a fractal stores each
+ * column's k0 elements together). */
 static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
-    uint64_t kp = s->k1 * s->k0, cols = s->n1 * XF_ROWS;
-    float *bf = out;
-    uint32_t *bi = out;
-    for (uint64_t kk = 0; kk < kp; kk++)
-        for (uint64_t nc = 0; nc < cols; nc++) {
-            const uint8_t *p = b + ((kk / s->k0) * s->n1 + nc / XF_ROWS) * s->fb +
-                               ((nc % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
-            if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                bf[kk * cols + nc] = elem_f(p, dt, f16);
-            else
-                bi[kk * cols + nc] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
+    uint64_t cols = s->n1 * XF_ROWS;
+    uint32_t *o = out;
+    for (uint64_t kk = 0; kk < s->k1; kk++)
+        for (uint64_t j = 0; j < s->n1; j++) {
+            const uint8_t *f = b + (kk * s->n1 + j) * s->fb;
+            uint32_t *blk = o + kk * s->k0 * cols + j * XF_ROWS;
+            for (uint64_t nc = 0; nc < XF_ROWS; nc++) {
+                const uint8_t *src = f + nc * s->k0 * s->esize;
+                if (dt == DV_DT_F16)
+                    for (uint64_t kr = 0; kr < s->k0; kr++)
+                        blk[kr * cols + nc] = dv_f32_bits(f16[xf_ld16(src + 2 * kr)]);
+                else
+                    for (uint64_t kr = 0; kr < s->k0; kr++)
+                        blk[kr * cols + nc] = elem_bits(src + kr * s->esize, dt, f16);
+            }
         }
 }
 
