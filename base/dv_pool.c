@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 enum { MAX_THREADS = 64, RING = 256 };
@@ -17,6 +18,7 @@ struct dv_pool {
     dv_pool_job *ring[RING];
     unsigned head, count;
     bool stopping;
+    double waited; /* wall seconds joiners waited for running jobs */
     unsigned nthreads;
     pthread_t threads[MAX_THREADS];
 };
@@ -133,12 +135,26 @@ void dv_pool_join(dv_pool *p, dv_pool_job *job)
         pthread_mutex_unlock(&p->lock);
         job->run(job);
         pthread_mutex_lock(&p->lock);
-    } else {
+    } else if (job->state == JOB_RUNNING) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         while (job->state == JOB_RUNNING)
             pthread_cond_wait(&p->done, &p->lock);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        p->waited += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     }
     job->state = JOB_IDLE;
     pthread_mutex_unlock(&p->lock);
+}
+
+double dv_pool_waited(dv_pool *p)
+{
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    double w = p->waited;
+    pthread_mutex_unlock(&p->lock);
+    return w;
 }
 
 bool dv_pool_pending(const dv_pool_job *job)

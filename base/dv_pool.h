@@ -36,6 +36,9 @@ void dv_pool_submit(dv_pool *p, dv_pool_job *job);
 /* Returns once job has run (at once if it was never submitted or is
  * already joined); runs it here if no thread has taken it. */
 void dv_pool_join(dv_pool *p, dv_pool_job *job);
+/* Wall seconds the joiners have waited for jobs another thread was
+ * running (the time the pool did not keep up). */
+double dv_pool_waited(dv_pool *p);
 /* True while job is submitted and not yet joined. */
 bool dv_pool_pending(const dv_pool_job *job);
 

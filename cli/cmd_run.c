@@ -527,6 +527,12 @@ static void run_host_stats(dv_opjob_result *jr)
                  "host.sim_cpu_seconds");
     dv_stats_add(l, "s", "host CPU time, every thread: the reference check", jr->check_cpu, false,
                  "host.check_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time of the simulation's own thread (the pool's threads do the rest)",
+                 jr->sim_thread_cpu, false, "host.sim_thread_cpu_seconds");
+    dv_stats_add(l, "s", "host wall time the simulation's thread waited for the pool's threads",
+                 jr->sim_join_wait, false, "host.sim_join_wait_seconds");
+    dv_stats_add(l, "count", "host threads of the simulation's functional work", jr->sim_threads, false,
+                 "host.sim_threads");
 }
 
 /* An operator, through the operator driver (dv_opjob.h). */

@@ -140,6 +140,9 @@ void dv_sim_remove_hooks(dv_sim *s, const void *user);
 enum { DV_SIM_MAX_THREADS = 64 };
 void dv_sim_set_threads(dv_sim *s, unsigned threads);
 unsigned dv_sim_threads(const dv_sim *s);
+/* Wall seconds the simulation's thread waited for its pool's threads (0
+ * without a pool). */
+double dv_sim_join_wait(const dv_sim *s);
 
 /* Runs until every block ends, a core faults or deadlocks, or max_cycles
  * (0: no limit).  The same as dv_sim_start, dv_sim_advance(s, UINT64_MAX),

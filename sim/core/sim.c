@@ -456,6 +456,11 @@ static unsigned host_threads(unsigned setting)
     return setting > DV_SIM_MAX_THREADS ? DV_SIM_MAX_THREADS : setting;
 }
 
+double dv_sim_join_wait(const dv_sim *s)
+{
+    return dv_pool_waited(s->pool);
+}
+
 unsigned dv_sim_threads(const dv_sim *s)
 {
     return dv_pool_threads(s->pool) + 1;
