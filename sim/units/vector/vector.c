@@ -562,6 +562,7 @@ typedef struct conflict_key {
 enum { CONFLICT_SLOTS = 256 };
 typedef struct conflict_slot {
     bool valid;
+    bool mru; /* in a set's first way: that way was used last */
     conflict_key key;
     ub_conflicts cost;
 } conflict_slot;
@@ -610,9 +611,24 @@ static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, 
     }
     for (size_t i = sizeof k / 8 * 8; i < sizeof k; i++)
         h = (h ^ p[i]) * 1099511628211ull;
-    conflict_slot *slot = &conflict_cache[(h ^ (h >> 32)) % CONFLICT_SLOTS];
-    if (slot->valid && memcmp(&slot->key, &k, sizeof k) == 0)
-        return slot->cost;
+    /* a full avalanche (murmur3's finaliser): FNV's low bits follow only
+     * the words' low bits, and keys of one kernel differ in their middle
+     * bits, so they fell on two or three slots and evicted one another */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    /* two ways per set, the older one replaced: two shapes a kernel
+     * alternates between that share a set no longer evict each other */
+    conflict_slot *set = &conflict_cache[(h % (CONFLICT_SLOTS / 2)) * 2];
+    for (unsigned w = 0; w < 2; w++)
+        if (set[w].valid && memcmp(&set[w].key, &k, sizeof k) == 0) {
+            set[0].mru = w == 0;
+            return set[w].cost;
+        }
+    conflict_slot *slot = &set[set[0].mru ? 1 : 0];
+    set[0].mru = slot == &set[0];
     slot->valid = true;
     memcpy(&slot->key, &k, sizeof k);
     slot->cost = ub_conflicts_direct(d, g, slope);
