@@ -77,7 +77,9 @@
 #include "vec_priv.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum vrep_field {
@@ -503,21 +505,117 @@ typedef struct ub_conflicts {
     uint64_t extra, group, bank;
 } ub_conflicts;
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The repeats after which a stream moving `shift` bytes a repeat is on the
+ * same banks again (its rows move by a multiple of the banks). */
+static uint64_t shift_period(uint64_t shift, const dv_ub_geom *g)
+{
+    uint64_t m = (uint64_t)g->banks * g->row_bytes;
+    return m / gcd64(shift % m, m);
+}
+
+/* The UB rows an operand or extent touches over every repeat, [lo, hi]
+ * (false when unused). */
+static bool row_range(uint64_t lo, uint64_t hi, const dv_ub_geom *g, uint64_t *rlo, uint64_t *rhi)
+{
+    if (lo >= hi)
+        return false;
+    *rlo = lo / g->row_bytes;
+    *rhi = (hi - 1) / g->row_bytes;
+    return true;
+}
+
+enum { MAX_PERIOD = 64 };
+
+/* A period P such that repeat r + P costs what repeat r does, for every r
+ * >= 1 (repeat 0 has no writes); 0 when there is none within MAX_PERIOD.
+ * Every operand's rows move by a fixed number of bytes a repeat, so after
+ * P repeats each is on the banks (and groups) it was on; the rows of two
+ * operands of one kind (the reads: src0, src1, xsrc; the writes: dst, xdst)
+ * could meet, and a row read twice is one access, so their row ranges over
+ * the whole instruction must not overlap.  Then every repeat's accesses
+ * fall on the same banks as P repeats earlier with the same rows distinct,
+ * which is all dv_ub_repeat looks at. */
+static unsigned bank_period(const vec_desc *d, const dv_ub_geom *g)
+{
+    if (!g->banks || !g->row_bytes || d->repeats < 3)
+        return 0;
+    const vec_opnd *ops[3] = {&d->src0, &d->src1, &d->dst};
+    const vec_extent *xs[2] = {&d->xsrc, &d->xdst};
+    uint64_t period = 1, lo[5], hi[5];
+    bool used[5];
+    for (unsigned i = 0; i < 3; i++) {
+        used[i] = ops[i]->used;
+        if (!used[i])
+            continue;
+        if (ops[i]->base > (UINT64_MAX >> 2))
+            return 0; /* an address that may wrap: no shortcut */
+        uint64_t p = shift_period((uint64_t)ops[i]->rep * VEC_BLOCK, g);
+        period = period / gcd64(period, p) * p;
+        uint64_t a, b;
+        opnd_span(ops[i], d->repeats, &a, &b);
+        used[i] = row_range(a, b, g, &lo[i], &hi[i]);
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        used[3 + i] = xs[i]->used;
+        if (!used[3 + i])
+            continue;
+        if (xs[i]->base > (UINT64_MAX >> 2) || xs[i]->step > (UINT64_MAX >> 32))
+            return 0;
+        uint64_t p = shift_period(xs[i]->step, g);
+        period = period / gcd64(period, p) * p;
+        /* the blocks extent_block gives, the first and the last repeat's */
+        uint64_t first = xs[i]->base / VEC_BLOCK * VEC_BLOCK;
+        uint64_t last = (xs[i]->base + xs[i]->step * (d->repeats - 1)) / VEC_BLOCK * VEC_BLOCK;
+        used[3 + i] = row_range(first, last + VEC_BLOCK, g, &lo[3 + i], &hi[3 + i]);
+    }
+    if (period > MAX_PERIOD)
+        return 0;
+    /* the reads (src0, src1, xsrc = 0, 1, 3) and the writes (dst, xdst = 2, 4) apart */
+    static const unsigned pairs[][2] = {{0, 1}, {0, 3}, {1, 3}, {2, 4}};
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned a = pairs[k][0], b = pairs[k][1];
+        if (used[a] && used[b] && !(hi[a] < lo[b] || hi[b] < lo[a]))
+            return 0;
+    }
+    return (unsigned)period;
+}
+
+/* A repeat's cost beyond the slope, `times` over. */
+static void add_repeat(ub_conflicts *x, dv_ub_repeat_cost rc, uint64_t slope, uint64_t times)
+{
+    if (rc.cycles <= slope)
+        return;
+    uint64_t extra = rc.cycles - slope;
+    uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
+    x->extra += extra * times;
+    x->group += grp * times;
+    x->bank += (extra - grp) * times;
+}
+
+static bool no_shortcuts(void);
+
 static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
 {
     ub_conflicts x = {0, 0, 0};
-    bool periodic = shift_invariant(d, g);
-    dv_ub_repeat_cost first = {0, 0, 0};
+    /* the same cost as repeat 1 for every later repeat, or the costs of
+     * repeats 1 .. period over and over */
+    unsigned period = no_shortcuts() ? 0 : shift_invariant(d, g) ? 1 : bank_period(d, g);
+    dv_ub_repeat_cost cost[MAX_PERIOD + 1];
     for (unsigned r = 0; r < d->repeats; r++) {
-        if (periodic && r >= 2) { /* the same cost as repeat 1, for every later repeat */
+        if (period && r > period) {
             uint64_t left = d->repeats - r;
-            if (first.cycles > slope) {
-                uint64_t extra = first.cycles - slope;
-                uint64_t grp = first.group_extra < extra ? first.group_extra : extra;
-                x.extra += extra * left;
-                x.group += grp * left;
-                x.bank += (extra - grp) * left;
-            }
+            for (unsigned i = 0; i < period && i < left; i++) /* repeats r + i, r + i + period, ... */
+                add_repeat(&x, cost[1 + (r - 1 + i) % period], slope, (left - i + period - 1) / period);
             break;
         }
         uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
@@ -530,15 +628,9 @@ static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, 
             nw = extent_block(&d->xdst, r - 1, writes, nw);
         }
         dv_ub_repeat_cost rc = dv_ub_repeat(g, reads, nr, writes, nw);
-        if (r == 1)
-            first = rc;
-        if (rc.cycles > slope) {
-            uint64_t extra = rc.cycles - slope;
-            uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
-            x.extra += extra;
-            x.group += grp;
-            x.bank += extra - grp;
-        }
+        if (r >= 1 && r <= period)
+            cost[r] = rc;
+        add_repeat(&x, rc, slope, 1);
     }
     return x;
 }
@@ -568,8 +660,24 @@ typedef struct conflict_slot {
 } conflict_slot;
 static _Thread_local conflict_slot conflict_cache[CONFLICT_SLOTS];
 
+/* DVSIM_VECTOR_EXACT=1 (for tests): no cache and no period, every repeat
+ * computed; the results must be the same. */
+static bool no_shortcuts(void)
+{
+    static atomic_int mode = -1;
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m < 0) {
+        const char *e = getenv("DVSIM_VECTOR_EXACT");
+        m = e && strcmp(e, "1") == 0;
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m;
+}
+
 static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
 {
+    if (no_shortcuts())
+        return ub_conflicts_direct(d, g, slope);
     const vec_opnd *ops[3] = {&d->dst, &d->src0, &d->src1};
     const vec_extent *xs[2] = {&d->xdst, &d->xsrc};
     conflict_key k;
