@@ -89,7 +89,12 @@ typedef struct dv_opr_tensor {
     const char *name;
     bool output;
     uint64_t addr, bytes;
-    uint8_t *host; /* inputs: a copy taken just before the run (the reference reads it) */
+    uint8_t *host; /* inputs: their bytes as they were before the run (the reference reads them) */
+    /* How host is had (operator.c): a hash of the input before the run
+     * (host NULL until the check); at the check, the input in GM itself when
+     * its hash is unchanged, else a copy made by preparing the run again. */
+    uint64_t hash;
+    bool hashed, host_owned;
 } dv_opr_tensor;
 
 /* The comparison of one run's outputs with the reference. */
@@ -161,6 +166,7 @@ struct dv_opr_run {
     void *state;          /* the operator's own */
     bool plain_reference; /* check() with the plain triple loops (tests compare it with the fast one) */
     unsigned sim_threads; /* dv_opr_set_threads: every launch's dv_sim_set_threads (0: the host's CPUs) */
+    dv_opr_request req;   /* the request, its strings owned here (to prepare the inputs again) */
     unsigned launches;    /* kernel launches of the run: 1 unless prepare() says more */
     unsigned nlaunched;   /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
