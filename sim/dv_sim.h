@@ -136,7 +136,8 @@ void dv_sim_remove_hooks(dv_sim *s, const void *user);
  * DV_SIM_MAX_THREADS.  The event engine stays on the calling thread and
  * every result is joined before anything can observe it, so outputs,
  * statistics and traces are the same for every number.  dv_sim_threads:
- * the threads the run used (1 for a timing-only run). */
+ * the threads the run used (1 for a timing-only run or a launch on one
+ * core, whose products follow one another). */
 enum { DV_SIM_MAX_THREADS = 64 };
 void dv_sim_set_threads(dv_sim *s, unsigned threads);
 unsigned dv_sim_threads(const dv_sim *s);
