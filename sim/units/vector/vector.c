@@ -351,6 +351,50 @@ static bool vec_check(dv_unit_ctx *c, const vec_desc *d)
            check_extent(c, &d->xdst, d->repeats);
 }
 
+/* The decode of the instruction whose cycles were computed last on each
+ * unit, for its exec: a pipe runs one instruction at a time, so nothing
+ * the decode reads changes between the two.  It is used only when
+ * everything the decode depends on is the same: the unit, the pc (one
+ * instruction word), the opcode, the register values and the mask; so a
+ * hit is exactly what vec_decode would give.  A failed decode clears the
+ * unit's slot, so an exec only ever meets its own instruction's decode. */
+static bool no_shortcuts(void);
+
+typedef struct decoded_slot {
+    const dv_unit_ctx *unit;
+    uint64_t pc, r[5], mask_lo, mask_hi;
+    dv_opcode op;
+    dv_maskmode mode;
+    vec_desc d;
+} decoded_slot;
+enum { DECODED_SLOTS = 64 };
+static _Thread_local decoded_slot decoded[DECODED_SLOTS];
+
+static decoded_slot *decoded_of(const dv_unit_ctx *c)
+{
+    uintptr_t h = (uintptr_t)c;
+    return &decoded[(h ^ (h >> 7) ^ (h >> 15)) % DECODED_SLOTS];
+}
+
+static bool decoded_same(const decoded_slot *s, const dv_unit_ctx *c, const dv_op *op)
+{
+    return s->unit == c && s->pc == op->pc && s->op == op->insn.op && s->mask_lo == c->vec->mask_lo &&
+           s->mask_hi == c->vec->mask_hi && s->mode == c->vec->mode && memcmp(s->r, op->r, sizeof s->r) == 0;
+}
+
+static void decoded_keep(const dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
+{
+    decoded_slot *s = decoded_of(c);
+    s->unit = c;
+    s->pc = op->pc;
+    s->op = op->insn.op;
+    s->mask_lo = c->vec->mask_lo;
+    s->mask_hi = c->vec->mask_hi;
+    s->mode = c->vec->mode;
+    memcpy(s->r, op->r, sizeof s->r);
+    s->d = *d;
+}
+
 bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
 {
     c->fault = (dv_access_fault){0};
@@ -368,7 +412,10 @@ bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
         return true;
     }
     vec_desc d;
-    if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
+    const decoded_slot *ds = decoded_of(c);
+    if (decoded_same(ds, c, op) && !no_shortcuts())
+        d = ds->d;
+    else if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
         return false;
     if (!vec_check(c, &d))
         return false;
@@ -602,8 +649,6 @@ static void add_repeat(ub_conflicts *x, dv_ub_repeat_cost rc, uint64_t slope, ui
     x->bank += (extra - grp) * times;
 }
 
-static bool no_shortcuts(void);
-
 static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
 {
     ub_conflicts x = {0, 0, 0};
@@ -752,9 +797,11 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
         return 1;
     vec_desc d;
     if (!vec_decode(c, op, &d, NULL, 0)) {
+        decoded_of(c)->unit = NULL; /* nothing kept: exec decodes (and faults) itself */
         /* exec will fault; charge the issue cost so time still advances. */
         return back_to_back ? 1 : cfg->vec_head + cfg->vec_tail;
     }
+    decoded_keep(c, op, &d);
     uint64_t slope = d.tc == DV_TC_VDIV ? cfg->vec_div_slope
                      : d.esize == 4     ? cfg->vec_slope_b32
                                         : cfg->vec_slope_b16;
