@@ -2,6 +2,12 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_F16C_PATH 1
+#endif
 
 float dv_fp16_to_f32(uint16_t h)
 {
@@ -95,6 +101,59 @@ static float f64_to_f32_odd(double d)
 uint16_t dv_f64_to_fp16(double d)
 {
     return dv_f32_to_fp16(f64_to_f32_odd(d));
+}
+
+/* F16C: vcvtps2ph rounds to nearest even with subnormals, overflow to
+ * infinity and NaNs (quieted, top mantissa bits kept) exactly as
+ * dv_f32_to_fp16 does; the float is rounded to odd first, as above. */
+#ifdef HAVE_F16C_PATH
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int64_t v4l __attribute__((vector_size(32)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+/* f64_to_f32_odd on four lanes: the float nearest each double; where it is
+ * not the double itself (and the double is not a NaN), one step toward
+ * zero if it rounded away (infinity becomes FLT_MAX), then the last bit
+ * set. */
+__attribute__((target("avx2,f16c"))) static inline v4f odd4(v4d d)
+{
+    v4f f = __builtin_convertvector(d, v4f);
+    v4d back = __builtin_convertvector(f, v4d);
+    const v4l mag = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    v4l inexact = (back != d) & (d == d);
+    v4l away = inexact & (((v4l)back & mag) > ((v4l)d & mag)); /* magnitudes compare as integers */
+    v4i b = (v4i)f + __builtin_convertvector(away, v4i);       /* -1 where it rounded away */
+    b |= __builtin_convertvector(inexact, v4i) & 1;
+    return (v4f)b;
+}
+
+__attribute__((target("avx2,f16c"))) static void f64_to_fp16_f16c(const double *in, uint16_t *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v4d lo, hi;
+        memcpy(&lo, in + i, sizeof lo);
+        memcpy(&hi, in + i + 4, sizeof hi);
+        __m128 flo = (__m128)odd4(lo), fhi = (__m128)odd4(hi);
+        __m128i h = _mm256_cvtps_ph(_mm256_set_m128(fhi, flo), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128((__m128i *)(void *)(out + i), h);
+    }
+    for (; i < n; i++)
+        out[i] = dv_f64_to_fp16(in[i]);
+}
+#endif
+
+void dv_f64_to_fp16_n(const double *in, uint16_t *out, size_t n)
+{
+#ifdef HAVE_F16C_PATH
+    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2")) {
+        f64_to_fp16_f16c(in, out, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        out[i] = dv_f64_to_fp16(in[i]);
 }
 
 uint16_t dv_f64_to_bf16(double d)

@@ -6,6 +6,7 @@
 #ifndef DV_FP_H
 #define DV_FP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 float dv_fp16_to_f32(uint16_t h);
@@ -18,6 +19,9 @@ float dv_bf16_to_f32(uint16_t b);
 uint16_t dv_f32_to_bf16(float f);
 /* From double with a single rounding (no double rounding through float). */
 uint16_t dv_f64_to_fp16(double d);
+/* out[i] = dv_f64_to_fp16(in[i]) for i < n, the same bits, with the host's
+ * F16C conversion when it has one (the operators' input fills). */
+void dv_f64_to_fp16_n(const double *in, uint16_t *out, size_t n);
 uint16_t dv_f64_to_bf16(double d);
 
 /* Bit-level views of a float. */

@@ -213,11 +213,14 @@ static void print_operator(const dv_opjob_result *jr)
                    (unsigned long long)r->launch[i].cycles);
         printf("\n");
     }
+    unsigned st = jr->sim_threads ? jr->sim_threads : 1; /* the functional work's threads */
     if (c->done)
-        printf("host: fill %.3f s, simulation %.3f s, check %.3f s (CPU %.3f s; %s)\n", jr->fill_seconds,
-               jr->sim_seconds, jr->check_seconds, jr->check_cpu, c->reference);
+        printf("host: fill %.3f s, simulation %.3f s (%u thread%s), check %.3f s (CPU %.3f s; %s)\n",
+               jr->fill_seconds, jr->sim_seconds, st, st == 1 ? "" : "s", jr->check_seconds, jr->check_cpu,
+               c->reference);
     else
-        printf("host: fill %.3f s, simulation %.3f s\n", jr->fill_seconds, jr->sim_seconds);
+        printf("host: fill %.3f s, simulation %.3f s (%u thread%s)\n", jr->fill_seconds, jr->sim_seconds, st,
+               st == 1 ? "" : "s");
     printf("total: %s, %llu cycles (+%llu launch overhead); GM bytes moved %llu (read %llu, written %llu)\n",
            sum->kernel, (unsigned long long)sum->cycles, (unsigned long long)sum->launch_cycles,
            (unsigned long long)(sum->gm_read + sum->gm_write), (unsigned long long)sum->gm_read,
@@ -524,6 +527,12 @@ static void run_host_stats(dv_opjob_result *jr)
                  "host.sim_cpu_seconds");
     dv_stats_add(l, "s", "host CPU time, every thread: the reference check", jr->check_cpu, false,
                  "host.check_cpu_seconds");
+    dv_stats_add(l, "s", "host CPU time of the simulation's own thread (the pool's threads do the rest)",
+                 jr->sim_thread_cpu, false, "host.sim_thread_cpu_seconds");
+    dv_stats_add(l, "s", "host wall time the simulation's thread waited for the pool's threads",
+                 jr->sim_join_wait, false, "host.sim_join_wait_seconds");
+    dv_stats_add(l, "count", "host threads of the simulation's functional work", jr->sim_threads, false,
+                 "host.sim_threads");
 }
 
 /* An operator, through the operator driver (dv_opjob.h). */
@@ -587,6 +596,7 @@ static int run_kernel(run_state *rs, const dv_chip_config *cfg)
     dv_sim *sim = dv_sim_create(cfg, o->data, &err);
     if (!sim)
         return cli_fail(&err);
+    dv_sim_set_threads(sim, (unsigned)o->threads); /* 0: the host's CPUs */
     dv_obj *obj = NULL;
     uint64_t addr[DV_MAX_KERNEL_ARGS] = {0}, len[DV_MAX_KERNEL_ARGS] = {0};
     int rc = setup_kernel(o, sim, &obj, addr, len);

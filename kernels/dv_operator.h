@@ -89,7 +89,12 @@ typedef struct dv_opr_tensor {
     const char *name;
     bool output;
     uint64_t addr, bytes;
-    uint8_t *host; /* inputs: a copy taken just before the run (the reference reads it) */
+    uint8_t *host; /* inputs: their bytes as they were before the run (the reference reads them) */
+    /* How host is had (operator.c): a hash of the input before the run
+     * (host NULL until the check); at the check, the input in GM itself when
+     * its hash is unchanged, else a copy made by preparing the run again. */
+    uint64_t hash;
+    bool hashed, host_owned;
 } dv_opr_tensor;
 
 /* The comparison of one run's outputs with the reference. */
@@ -160,6 +165,8 @@ struct dv_opr_run {
     dv_opr_check check;
     void *state;          /* the operator's own */
     bool plain_reference; /* check() with the plain triple loops (tests compare it with the fast one) */
+    unsigned sim_threads; /* dv_opr_set_threads: every launch's dv_sim_set_threads (0: the host's CPUs) */
+    dv_opr_request req;   /* the request, its strings owned here (to prepare the inputs again) */
     unsigned launches;    /* kernel launches of the run: 1 unless prepare() says more */
     unsigned nlaunched;   /* launches run so far (dv_opr_run_launches) */
     dv_opr_launch launch[DV_OPR_MAX_LAUNCHES];
@@ -195,6 +202,8 @@ dv_status dv_opr_parse_request(const dv_operator *op, const dv_opr_request *req,
                                unsigned *dtype, uint64_t params[DV_OPR_MAX_PARAMS], dv_error *err);
 dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
                         bool data, dv_opr_run **out, dv_error *err);
+/* Host threads of every launch's functional work (dv_sim_set_threads). */
+void dv_opr_set_threads(dv_opr_run *r, unsigned threads);
 dv_sim *dv_opr_sim(dv_opr_run *r);
 /* Runs every launch of the run in order (one dv_sim_run each, see
  * next_launch), stopping at the first that does not finish; res is the last

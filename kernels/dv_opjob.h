@@ -53,6 +53,10 @@ typedef struct dv_opjob_result {
      * time and as the process's CPU time (every thread: the check runs on
      * several), for dvsim bench and run's report. */
     double fill_seconds, fill_cpu, sim_cpu, check_cpu;
+    unsigned sim_threads; /* host threads of the simulation's functional work (dv_sim_threads) */
+    /* The simulation's own thread: its CPU time, and the wall time it waited
+     * for the pool (on an idle host its wall time is about their sum). */
+    double sim_thread_cpu, sim_join_wait;
 } dv_opjob_result;
 
 /* Runs the job into *out (always; free it with dv_opjob_free).  Returns the

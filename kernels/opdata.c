@@ -22,6 +22,19 @@ void dv_opr_fill(dv_opr_run *r, unsigned index, dv_dtype dt, uint64_t count, dou
         return;
     uint8_t *p = dv_opr_gm(r, index);
     uint64_t s = r->seed * 0x100000001b3ull + stream * 0x51ed270b27ull + 1;
+    if (dt == DV_DT_F16) { /* the common case, converted by blocks (dv_f64_to_fp16_n) */
+        enum { BLOCK = 256 };
+        double v[BLOCK];
+        uint16_t h[BLOCK];
+        for (uint64_t i = 0; i < count; i += BLOCK) {
+            size_t n = count - i < BLOCK ? (size_t)(count - i) : BLOCK;
+            for (size_t k = 0; k < n; k++)
+                v[k] = lo + (hi - lo) * ((double)(splitmix(&s) >> 11) / 9007199254740992.0);
+            dv_f64_to_fp16_n(v, h, n);
+            memcpy(p + 2 * i, h, 2 * n);
+        }
+        return;
+    }
     for (uint64_t i = 0; i < count; i++) {
         double u = (double)(splitmix(&s) >> 11) / 9007199254740992.0; /* [0, 1) */
         double v = lo + (hi - lo) * u;

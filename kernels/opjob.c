@@ -1,5 +1,6 @@
 /* opjob.c - the operator driver (dv_opjob.h). */
 #include "dv_opjob.h"
+#include "refgemm.h"
 
 #include <string.h>
 #include <time.h>
@@ -11,11 +12,16 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double cpu_seconds(void)
+static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_seconds(void)
+{
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* The operator's figures in the statistics: op.* */
@@ -77,6 +83,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
     if (st != DV_OK)
         return st;
     dv_opr_run *r = out->run;
+    dv_opr_set_threads(r, ref_threads()); /* the check's threads (dvsim run --threads) */
     r->launch_begin = job->launch_begin;
     r->launch_end = job->launch_end;
     r->launch_user = job->launch_user;
@@ -86,10 +93,14 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
         return st;
     t0 = now_seconds();
     c0 = cpu_seconds();
+    double th0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
     if ((st = dv_opr_run_launches(r, job->max_cycles, &out->res, err)) != DV_OK)
         return st;
     out->sim_seconds = now_seconds() - t0;
     out->sim_cpu = cpu_seconds() - c0;
+    out->sim_thread_cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - th0;
+    out->sim_threads = dv_sim_threads(dv_opr_sim(r));
+    out->sim_join_wait = dv_sim_join_wait(dv_opr_sim(r));
     if (out->res.stop == DV_STOP_DONE && !job->no_check) {
         if (job->checking)
             job->checking(job->user, r);

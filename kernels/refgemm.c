@@ -123,7 +123,9 @@ void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t cou
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
+ * which the loader runs before TSan's runtime is up (a crash at start). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MULTI_TARGET

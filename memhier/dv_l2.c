@@ -2,18 +2,18 @@
 
 #include <stdlib.h>
 
-typedef struct way {
-    uint64_t tag;  /* line address + 1; 0 = empty */
-    uint64_t used; /* LRU stamp */
-    bool dirty;
-} way;
+/* The tags of a set side by side (one or two host cache lines for 16
+ * ways, where tag, stamp and dirty bit together took six): a lookup that
+ * hits reads only them. */
 
 struct dv_l2 {
     uint64_t line, sets;
     unsigned line_shift; /* log2(line) when line is a power of two, else 0 */
     uint64_t set_mask;   /* sets - 1 when sets is a power of two, else 0 */
     unsigned ways;
-    way *w; /* sets x ways */
+    uint64_t *tag;  /* sets x ways: line address + 1; 0 = empty */
+    uint64_t *used; /* sets x ways: LRU stamp */
+    bool *dirty;    /* sets x ways */
     uint64_t clock;
 };
 
@@ -35,10 +35,13 @@ dv_l2 *dv_l2_create(uint64_t size_bytes, uint64_t line_bytes, unsigned ways, dv_
     if (l2->sets && (l2->sets & (l2->sets - 1)) == 0)
         l2->set_mask = l2->sets - 1;
     if (l2->sets) {
-        l2->w = calloc(l2->sets * l2->ways, sizeof *l2->w);
-        if (!l2->w) {
+        size_t n = (size_t)(l2->sets * l2->ways);
+        l2->tag = calloc(n, sizeof *l2->tag);
+        l2->used = calloc(n, sizeof *l2->used);
+        l2->dirty = calloc(n, sizeof *l2->dirty);
+        if (!l2->tag || !l2->used || !l2->dirty) {
             unsigned long long lines = (unsigned long long)(l2->sets * l2->ways);
-            free(l2);
+            dv_l2_destroy(l2);
             dv_error_set(err, DV_ERR_NOMEM, "cannot allocate the L2 tags (%llu lines)", lines);
             return NULL;
         }
@@ -49,7 +52,9 @@ dv_l2 *dv_l2_create(uint64_t size_bytes, uint64_t line_bytes, unsigned ways, dv_
 void dv_l2_destroy(dv_l2 *l2)
 {
     if (l2) {
-        free(l2->w);
+        free(l2->tag);
+        free(l2->used);
+        free(l2->dirty);
         free(l2);
     }
 }
@@ -80,23 +85,28 @@ uint64_t dv_l2_access(dv_l2 *l2, uint64_t addr, uint64_t len, bool write, dv_l2_
             hbm += l2->line;
             continue;
         }
-        way *set = &l2->w[(l2->set_mask || l2->sets == 1 ? ln & l2->set_mask : ln % l2->sets) * l2->ways];
-        way *hit = NULL, *victim = &set[0];
-        for (unsigned i = 0; i < l2->ways; i++) {
-            if (set[i].tag == ln + 1) {
-                hit = &set[i];
+        size_t set = (size_t)(l2->set_mask || l2->sets == 1 ? ln & l2->set_mask : ln % l2->sets) * l2->ways;
+        const uint64_t *tag = &l2->tag[set];
+        unsigned hit = l2->ways;
+        for (unsigned i = 0; i < l2->ways; i++)
+            if (tag[i] == ln + 1) {
+                hit = i;
                 break;
             }
-            if (set[i].used < victim->used)
-                victim = &set[i];
-        }
-        if (hit) {
+        if (hit < l2->ways) {
             if (write)
                 counts->write_hits++;
             else
                 counts->read_hits++;
         } else {
-            if (victim->tag && victim->dirty) {
+            /* the least recently used way, the first of them (empty ways
+             * have stamp 0) */
+            const uint64_t *used = &l2->used[set];
+            unsigned victim = 0;
+            for (unsigned i = 1; i < l2->ways; i++)
+                if (used[i] < used[victim])
+                    victim = i;
+            if (tag[victim] && l2->dirty[set + victim]) {
                 counts->writeback_bytes += l2->line;
                 hbm += l2->line;
             }
@@ -107,12 +117,12 @@ uint64_t dv_l2_access(dv_l2 *l2, uint64_t addr, uint64_t len, bool write, dv_l2_
                 counts->fill_bytes += l2->line;
                 hbm += l2->line;
             }
-            victim->tag = ln + 1;
-            victim->dirty = false;
+            l2->tag[set + victim] = ln + 1;
+            l2->dirty[set + victim] = false;
             hit = victim;
         }
-        hit->used = ++l2->clock;
-        hit->dirty = hit->dirty || write;
+        l2->used[set + hit] = ++l2->clock;
+        l2->dirty[set + hit] = l2->dirty[set + hit] || write;
     }
     return hbm;
 }

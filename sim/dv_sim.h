@@ -130,6 +130,21 @@ dv_status dv_sim_add_hooks(dv_sim *s, const dv_sim_hooks *h, dv_error *err);
  * called from the next event on. */
 void dv_sim_remove_hooks(dv_sim *s, const void *user);
 
+/* Host threads for the functional work of the instructions (mmad's
+ * arithmetic; sim/core/core_async.h), set before the run: 1 does it all on
+ * the simulation's thread, 0 (the default) uses the host's CPUs, at most
+ * DV_SIM_MAX_THREADS.  The event engine stays on the calling thread and
+ * every result is joined before anything can observe it, so outputs,
+ * statistics and traces are the same for every number.  dv_sim_threads:
+ * the threads the run used (1 for a timing-only run or a launch on one
+ * core, whose products follow one another). */
+enum { DV_SIM_MAX_THREADS = 64 };
+void dv_sim_set_threads(dv_sim *s, unsigned threads);
+unsigned dv_sim_threads(const dv_sim *s);
+/* Wall seconds the simulation's thread waited for its pool's threads (0
+ * without a pool). */
+double dv_sim_join_wait(const dv_sim *s);
+
 /* Runs until every block ends, a core faults or deadlocks, or max_cycles
  * (0: no limit).  The same as dv_sim_start, dv_sim_advance(s, UINT64_MAX),
  * dv_sim_finish; with a pacing observer, the slices it asks for. */

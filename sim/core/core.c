@@ -1,5 +1,6 @@
 /* core.c - setting up a core, starting its blocks, and its outcome
  * (deadlock diagnosis, open intervals at a stop, the snapshot). */
+#include "core_async.h"
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_pipes.h"
@@ -164,6 +165,7 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
 
 void dv_core_destroy(dv_core *c)
 {
+    core_async_free(c); /* the product in flight writes into the buffers freed below */
     for (int i = 0; i < DV_PIPE_COUNT; i++) {
         dv_evq_cancel(c->q, &c->pipes[i].ev);
         free(c->pipes[i].queue);

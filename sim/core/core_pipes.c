@@ -3,6 +3,7 @@
 #include "core_pipes.h"
 
 #include "core_account.h"
+#include "core_async.h"
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_dma.h"
@@ -85,7 +86,7 @@ static void complete(dv_core *c, dv_pipe_state *p)
      * set_mask (or another 1-cycle control op) the next op is not back to
      * back and pays its head and tail. */
     p->has_run = tc != DV_TC_MASK && tc != DV_TC_SYNC;
-    if (!dv_unit_exec(&c->ctx, &p->cur)) {
+    if (!core_exec(c, &p->cur)) {
         char what[300];
         if (c->ctx.fault.kind != DV_FAULT_NONE)
             dv_access_fault_describe(&c->ctx.fault, what, sizeof what);

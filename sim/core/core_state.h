@@ -12,6 +12,7 @@
 #ifndef DV_CORE_STATE_H
 #define DV_CORE_STATE_H
 
+#include "core_async_state.h"
 #include "dv_config.h"
 #include "dv_evq.h"
 #include "dv_gmsys.h"
@@ -100,6 +101,7 @@ typedef struct dv_core {
     dv_vec_state vec;
     uint64_t fmatrix;
     dv_unit_ctx ctx;
+    core_async async; /* mmad's arithmetic on the launch's host threads */
     dv_pmu pmu;
     const dv_sim_hooks *hooks; /* the observers' event functions, or NULL (set by dv_sim) */
     /* outcome */

@@ -1,5 +1,6 @@
 /* sim.c - a launch of a kernel's blocks over the chip's cores, and the
  * observers (dv_hooks.h) that watch it. */
+#include "core_async.h"
 #include "core_events.h"
 #include "dv_core.h"
 #include "dv_sim.h"
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* An observer's clock (dv_sim_hooks.period / tick). */
 typedef struct hook_clock {
@@ -50,6 +52,8 @@ struct dv_sim {
     dv_sim_hooks fanout;            /* the cores' events to several observers */
     const dv_sim_hooks *core_hooks; /* what the cores call: NULL, one observer or fanout */
     dv_counter_source counters;     /* dv_sim_counters */
+    unsigned threads;               /* dv_sim_set_threads; 0: the host's CPUs */
+    dv_pool *pool;                  /* the functional work's threads (core_async.h), or NULL */
     dv_log log;                     /* dv_sim_set_log; off by default */
 };
 
@@ -236,6 +240,7 @@ void dv_sim_destroy(dv_sim *s)
         return;
     for (unsigned i = 0; i < s->ninit; i++)
         dv_core_destroy(&s->cores[i]);
+    dv_pool_destroy(s->pool); /* after the cores: each joined its work */
     free(s->cores);
     free(s->core_ptrs);
     free(s->cc.count);
@@ -437,6 +442,30 @@ static void place(const dv_sim *s, unsigned i, dv_core_kind *kind, unsigned *gro
     }
 }
 
+void dv_sim_set_threads(dv_sim *s, unsigned threads)
+{
+    s->threads = threads;
+}
+
+static unsigned host_threads(unsigned setting)
+{
+    if (setting == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        setting = n > 0 ? (unsigned)n : 1;
+    }
+    return setting > DV_SIM_MAX_THREADS ? DV_SIM_MAX_THREADS : setting;
+}
+
+double dv_sim_join_wait(const dv_sim *s)
+{
+    return dv_pool_waited(s->pool);
+}
+
+unsigned dv_sim_threads(const dv_sim *s)
+{
+    return dv_pool_threads(s->pool) + 1;
+}
+
 dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
 {
     if (!s->kernel)
@@ -455,6 +484,24 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
     if (s->ncores > 1 && dv_gmsys_track_owners(&s->gmsys, err) != DV_OK)
         return DV_ERR_NOMEM;
+    /* The simulation's thread plus threads - 1 in the pool; no pool for a
+     * timing-only run (no arithmetic), a single thread or a single core. */
+    unsigned threads = host_threads(s->threads);
+    /* DVSIM_DEFER_WORK=1 (for tests): no thread, every product is computed
+     * only when joined, so a missing join gives a wrong result at once */
+    const char *env = getenv("DVSIM_DEFER_WORK");
+    bool defer = env && strcmp(env, "1") == 0;
+    if (defer)
+        threads = 1;
+    /* One core's products follow one another (each waits for the last), so
+     * a single-core launch gains nothing from a thread and pays for moving
+     * its buffers between host cores (measured: a third more CPU time). */
+    if (s->data && ((threads > 1 && s->ncores > 1) || defer)) {
+        s->pool = dv_pool_create(threads - 1);
+        if (!s->pool && defer)
+            return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+        /* threads that cannot be started: the work runs here, the results are the same */
+    }
     if (s->cfg.split) {
         s->cc.cores = s->core_ptrs;
         s->cc.ncores = s->ncores;
@@ -484,6 +531,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         c->on_done_user = s;
         c->stop_seq = &s->stop_seq;
         c->hooks = s->core_hooks;
+        c->async.pool = s->pool;
         dv_pmu_init(&c->pmu, &s->counters, i);
         s->core_ptrs[i] = c;
         /* One decoded .text for the launch: the same words decode the same
@@ -678,6 +726,7 @@ dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
     memset(res, 0, sizeof *res);
     for (unsigned i = 0; i < s->ncores; i++) {
         dv_core *c = &s->cores[i];
+        core_async_join(c); /* every result in place before the run ends */
         if (c->stop != DV_STOP_DONE) {
             if (c->stop == DV_STOP_NONE) { /* another core stopped the run */
                 c->end_cycle = s->q.now;

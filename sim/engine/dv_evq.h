@@ -3,8 +3,17 @@
  * Events are ordered by (cycle, priority, insertion order), so the same
  * input always fires the same events in the same order.  Events live inside
  * their owners (a pipe, a DMA engine, a sampler): scheduling one allocates
- * nothing; the queue only keeps pointers in a binary heap.  Time jumps from
- * one event to the next, so idle cycles cost nothing. */
+ * nothing.  Time jumps from one event to the next, so idle cycles cost
+ * nothing.
+ *
+ * Two structures hold the events, and the earliest of their two heads fires:
+ *   - a calendar of the next DV_EVQ_SLOTS cycles, one list per (cycle,
+ *     priority) kept in insertion order by appending (insertion order only
+ *     grows), found through a bitmap: the near events (a Scalar step, a pipe
+ *     issue), which a launch of many cores has one or more of per simulated
+ *     instruction, cost O(1);
+ *   - a binary heap for the events further ahead (long completions).
+ * The order is exactly that of one heap over every event. */
 #ifndef DV_EVQ_H
 #define DV_EVQ_H
 
@@ -32,13 +41,29 @@ struct dv_event {
     dv_event_fn fire;    /* called with the queue's context when the event fires */
     uint64_t cycle;      /* when it fires (valid while queued) */
     uint64_t seq;        /* insertion order, assigned by dv_evq_schedule */
-    uint32_t heap_index; /* position in the heap + 1; 0 = not queued */
+    dv_event *next;      /* in its calendar list */
+    dv_event *prev;      /* in its calendar list */
+    uint32_t heap_index; /* position in the heap + 1; 0 = not in the heap */
     uint8_t prio;
+    uint8_t where; /* DV_EVQ_NONE, _HEAP or _CALENDAR */
 };
 
+enum { DV_EVQ_NONE, DV_EVQ_HEAP, DV_EVQ_CALENDAR };
+enum { DV_EVQ_SLOTS = 64, DV_EVQ_PRIOS = 5 }; /* slots: a power of two, one bit each in a uint64_t */
+
+typedef struct dv_evq_list {
+    dv_event *head, *tail;
+} dv_evq_list;
+
 typedef struct dv_evq {
-    dv_event **heap;
-    size_t count, cap;
+    dv_event **heap; /* the events DV_EVQ_SLOTS cycles or more ahead when scheduled */
+    size_t hcount, cap;
+    size_t count;                                /* queued events, both structures */
+    dv_evq_list cal[DV_EVQ_SLOTS][DV_EVQ_PRIOS]; /* cycle c in slot c % DV_EVQ_SLOTS */
+    uint64_t slots;                              /* bit s: slot s holds an event */
+    uint8_t prios[DV_EVQ_SLOTS];                 /* bit p: list (s, p) holds an event */
+    dv_event *head;                              /* the earliest event, while head_known (NULL: none) */
+    bool head_known;
     uint64_t now;   /* cycle of the event being fired or last fired */
     uint64_t limit; /* the run's horizon: an event may run ahead (dv_evq_run_ahead) up to here */
     uint64_t next_seq;
@@ -55,13 +80,15 @@ static inline void dv_event_init(dv_event *ev, dv_event_fn fire)
     ev->fire = fire;
     ev->cycle = 0;
     ev->seq = 0;
+    ev->next = ev->prev = NULL;
     ev->heap_index = 0;
     ev->prio = 0;
+    ev->where = DV_EVQ_NONE;
 }
 
 static inline bool dv_event_queued(const dv_event *ev)
 {
-    return ev->heap_index != 0;
+    return ev->where != DV_EVQ_NONE;
 }
 
 /* Queues ev to fire at `cycle` (>= now).  An event already queued is moved
@@ -78,15 +105,20 @@ uint64_t dv_evq_run_until(dv_evq *q, uint64_t limit);
  * before then (the earliest is later, not equal: equal cycles fire in
  * priority and insertion order) and the run's horizon allows it; then moves
  * now to `cycle`.  The result is the same as firing again at `cycle`. */
+/* Cycle of the earliest event, or UINT64_MAX if none. */
+uint64_t dv_evq_next_cycle(const dv_evq *q);
+/* The earliest event (NULL: none), remembered until the queue changes. */
+dv_event *dv_evq_first(dv_evq *q);
+
 static inline bool dv_evq_run_ahead(dv_evq *q, uint64_t cycle)
 {
-    if (cycle > q->limit || (q->count && q->heap[0]->cycle <= cycle))
+    if (cycle > q->limit)
+        return false;
+    const dv_event *ev = q->head_known ? q->head : dv_evq_first(q);
+    if (ev && ev->cycle <= cycle)
         return false;
     q->now = cycle;
     return true;
 }
-
-/* Cycle of the earliest event, or UINT64_MAX if none. */
-uint64_t dv_evq_next_cycle(const dv_evq *q);
 
 #endif

@@ -88,6 +88,33 @@ void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn
 /* Cube (pipe M): mmad. */
 uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op);
+/* mmad's shape: M, K, N; K per fractal row and element bytes; fractal
+ * counts; bytes of one fractal of A, B, C. */
+typedef struct dv_mm_shape {
+    uint64_t m, k, n;
+    uint64_t k0, esize;
+    uint64_t m1, k1, n1;
+    uint64_t fa, fb, fc;
+} dv_mm_shape;
+/* dv_cube_exec in two halves, so that the arithmetic can run on another
+ * host thread (sim/core/core_async.c).  dv_cube_prepare does everything that
+ * can fault (types, ranges, alignment, host memory), in simulated order, and
+ * fills *w; w->todo is false when there is nothing to compute (timing only,
+ * or an empty product).  dv_cube_compute then writes the product into L0C,
+ * reading only [a_addr, +a_len) of L0A, [b_addr, +b_len) of L0B, C's range
+ * when init is 0, and its own working memory, taken from work_owner's
+ * scratch (not c's when the compute runs elsewhere). */
+typedef struct dv_cube_work {
+    dv_mm_shape s;
+    uint8_t *a, *b, *c;
+    uint64_t a_addr, b_addr, c_addr, a_len, b_len, c_len;
+    int dtype;
+    bool init;
+    uint8_t *work;
+    bool todo;
+} dv_cube_work;
+bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w);
+void dv_cube_compute(const dv_cube_work *w);
 
 /* Transfer engines (MTE1, MTE2, MTE3): copy_*, nd2nz_gm_l1, load2d_*,
  * set_fmatrix, load3d_*; and copy_l0c_ub (pipe V on coupled chips), which

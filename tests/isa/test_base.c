@@ -5,6 +5,7 @@
  * tcache), as ASan's does, so a byte nobody wrote is not 0 by luck. */
 #include "dv_buf.h"
 #include "dv_file.h"
+#include "dv_fp.h"
 #include "dv_log.h"
 #include "dv_num.h"
 #include "dv_text.h"
@@ -190,6 +191,64 @@ START_TEST(test_escape)
 }
 END_TEST
 
+/* The batch fp16 conversion (F16C on x86) gives dv_f64_to_fp16's bits:
+ * halfway cases both ways, values a double rounding would get wrong,
+ * subnormals, underflow, overflow, infinities and NaNs, and random values
+ * over the whole range. */
+START_TEST(test_fp16_batch)
+{
+    enum { N = 20000 };
+    static double in[N];
+    static uint16_t out[N];
+    size_t n = 0;
+    const double special[] = {0.0,
+                              -0.0,
+                              1.0,
+                              -1.0,
+                              65504.0,
+                              65520.0,
+                              65519.99,
+                              1e6,
+                              -1e6,
+                              INFINITY,
+                              -INFINITY,
+                              NAN,
+                              -NAN,
+                              0x1p-24,
+                              0x1p-25,
+                              0x1.0000000001p-25,
+                              0x1p-26,
+                              0x1.8p-24,
+                              0x1p-14,
+                              0x1.ffcp-15,
+                              1.0 + 0x1p-11,
+                              1.0 + 0x1p-11 + 0x1p-40,
+                              1.0 + 3 * 0x1p-11,
+                              1.0 + 0x1p-11 - 0x1p-40,
+                              1e-300,
+                              -1e-300,
+                              0x1.0020000001p0};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        in[n++] = special[i];
+    uint64_t x = 12345;
+    while (n < N) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(x >> 11) / 9007199254740992.0;
+        in[n] = (n % 3 == 0)   ? ldexp(u - 0.5, (int)(x % 60) - 40)
+                : (n % 3 == 1) ? 2 * u - 1
+                               : 70000 * (u - 0.5);
+        n++;
+    }
+    dv_f64_to_fp16_n(in, out, n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(out[i] == dv_f64_to_fp16(in[i]), "%a: %04x, not %04x", in[i], out[i],
+                      dv_f64_to_fp16(in[i]));
+    dv_f64_to_fp16_n(in, out, 5); /* a short tail alone */
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_uint_eq(out[i], dv_f64_to_fp16(in[i]));
+}
+END_TEST
+
 START_TEST(test_log_gate)
 {
     /* no log at all: off, and nothing is formatted or dereferenced */
@@ -226,6 +285,7 @@ static Suite *base_suite(void)
     tcase_add_test(tc, test_num_strict);
     tcase_add_test(tc, test_num_double);
     tcase_add_test(tc, test_escape);
+    tcase_add_test(tc, test_fp16_batch);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { N = 2000 };
 
@@ -124,12 +125,131 @@ START_TEST(test_reschedule_cancel_run_until)
 }
 END_TEST
 
+/* The calendar and the heap together, against a reference that searches
+ * every event for the least (cycle, priority, insertion): events that, as
+ * they fire, reschedule themselves or others near (the calendar) and far
+ * (the heap), move queued events, cancel them and run ahead. */
+enum { LIVE = 300, FIRINGS = 60000 };
+
+typedef struct mix_ev {
+    dv_event ev;
+    bool queued;
+    uint64_t cycle, order;
+    int prio;
+} mix_ev;
+
+typedef struct mix_ctx {
+    dv_evq *q;
+    mix_ev ev[LIVE];
+    uint64_t order; /* the reference's insertion counter */
+    mix_ev *expect; /* the reference's choice of the next event */
+    uint32_t rnd;
+    long fired;
+    bool bad;
+} mix_ctx;
+
+static uint32_t mix_rand(mix_ctx *m)
+{
+    m->rnd = m->rnd * 1103515245u + 12345u;
+    return m->rnd >> 8;
+}
+
+static void mix_schedule(mix_ctx *m, mix_ev *e, uint64_t cycle, int prio)
+{
+    dv_evq_schedule(m->q, &e->ev, cycle, (dv_evprio)prio, NULL);
+    e->queued = true;
+    e->cycle = cycle < m->q->now ? m->q->now : cycle;
+    e->prio = prio;
+    e->order = m->order++;
+}
+
+static mix_ev *mix_expected(mix_ctx *m)
+{
+    mix_ev *best = NULL;
+    for (int i = 0; i < LIVE; i++) {
+        mix_ev *e = &m->ev[i];
+        if (e->queued &&
+            (!best || e->cycle < best->cycle || (e->cycle == best->cycle && e->prio < best->prio) ||
+             (e->cycle == best->cycle && e->prio == best->prio && e->order < best->order)))
+            best = e;
+    }
+    return best;
+}
+
+static uint64_t mix_delta(mix_ctx *m)
+{
+    uint32_t k = mix_rand(m) % 10;
+    return k < 5 ? mix_rand(m) % 4 : k < 8 ? mix_rand(m) % 70 : 50 + mix_rand(m) % 2000;
+}
+
+static void on_mix(dv_event *ev, void *ctx)
+{
+    mix_ctx *m = ctx;
+    mix_ev *self = (mix_ev *)ev;
+    if (self != m->expect || m->q->now != self->cycle)
+        m->bad = true; /* not the least (cycle, priority, insertion), or at the wrong time */
+    self->queued = false;
+    m->fired++;
+    if (m->fired > FIRINGS)
+        return;
+    uint32_t what = mix_rand(m) % 8;
+    mix_ev *other = &m->ev[mix_rand(m) % LIVE];
+    if (what < 5)
+        mix_schedule(m, self, m->q->now + mix_delta(m), (int)(mix_rand(m) % 5));
+    else if (what == 5)
+        mix_schedule(m, other, m->q->now + mix_delta(m), (int)(mix_rand(m) % 5)); /* queued or not */
+    else if (what == 6 && other != self) {
+        dv_evq_cancel(m->q, &other->ev);
+        other->queued = false;
+        mix_schedule(m, self, m->q->now + mix_delta(m), (int)(mix_rand(m) % 5));
+    } else {
+        /* run ahead as the Scalar unit does: only while nothing else is due */
+        uint64_t to = m->q->now + 1 + mix_rand(m) % 3;
+        mix_ev *next = mix_expected(m);
+        bool may = !next || next->cycle > to;
+        if (dv_evq_run_ahead(m->q, to) != may)
+            m->bad = true;
+        mix_schedule(m, self, m->q->now + mix_delta(m), (int)(mix_rand(m) % 5));
+    }
+}
+
+START_TEST(test_calendar_and_heap)
+{
+    static mix_ctx m;
+    dv_evq q;
+    memset(&m, 0, sizeof m);
+    m.q = &q;
+    m.rnd = 777;
+    dv_evq_init(&q, &m);
+    for (int i = 0; i < LIVE; i++) {
+        dv_event_init(&m.ev[i].ev, on_mix);
+        if (i % 3 == 0)
+            mix_schedule(&m, &m.ev[i], mix_delta(&m), (int)(mix_rand(&m) % 5));
+    }
+    for (;;) {
+        mix_ev *want = mix_expected(&m);
+        ck_assert_uint_eq(dv_evq_next_cycle(&q), want ? want->cycle : UINT64_MAX);
+        if (!want)
+            break;
+        long before = m.fired;
+        m.expect = want;
+        ck_assert(dv_evq_step(&q));
+        ck_assert_int_eq(m.fired, before + 1);
+        ck_assert(!m.bad);
+    }
+    ck_assert_int_gt(m.fired, FIRINGS);
+    ck_assert_uint_eq(q.count, 0);
+    dv_evq_destroy(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("evq");
     TCase *tc = tcase_create("order");
     tcase_add_test(tc, test_shuffled_order);
     tcase_add_test(tc, test_reschedule_cancel_run_until);
+    tcase_add_test(tc, test_calendar_and_heap);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }

@@ -77,7 +77,9 @@
 #include "vec_priv.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum vrep_field {
@@ -349,6 +351,50 @@ static bool vec_check(dv_unit_ctx *c, const vec_desc *d)
            check_extent(c, &d->xdst, d->repeats);
 }
 
+/* The decode of the instruction whose cycles were computed last on each
+ * unit, for its exec: a pipe runs one instruction at a time, so nothing
+ * the decode reads changes between the two.  It is used only when
+ * everything the decode depends on is the same: the unit, the pc (one
+ * instruction word), the opcode, the register values and the mask; so a
+ * hit is exactly what vec_decode would give.  A failed decode clears the
+ * unit's slot, so an exec only ever meets its own instruction's decode. */
+static bool no_shortcuts(void);
+
+typedef struct decoded_slot {
+    const dv_unit_ctx *unit;
+    uint64_t pc, r[5], mask_lo, mask_hi;
+    dv_opcode op;
+    dv_maskmode mode;
+    vec_desc d;
+} decoded_slot;
+enum { DECODED_SLOTS = 64 };
+static _Thread_local decoded_slot decoded[DECODED_SLOTS];
+
+static decoded_slot *decoded_of(const dv_unit_ctx *c)
+{
+    uintptr_t h = (uintptr_t)c;
+    return &decoded[(h ^ (h >> 7) ^ (h >> 15)) % DECODED_SLOTS];
+}
+
+static bool decoded_same(const decoded_slot *s, const dv_unit_ctx *c, const dv_op *op)
+{
+    return s->unit == c && s->pc == op->pc && s->op == op->insn.op && s->mask_lo == c->vec->mask_lo &&
+           s->mask_hi == c->vec->mask_hi && s->mode == c->vec->mode && memcmp(s->r, op->r, sizeof s->r) == 0;
+}
+
+static void decoded_keep(const dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
+{
+    decoded_slot *s = decoded_of(c);
+    s->unit = c;
+    s->pc = op->pc;
+    s->op = op->insn.op;
+    s->mask_lo = c->vec->mask_lo;
+    s->mask_hi = c->vec->mask_hi;
+    s->mode = c->vec->mode;
+    memcpy(s->r, op->r, sizeof s->r);
+    s->d = *d;
+}
+
 bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
 {
     c->fault = (dv_access_fault){0};
@@ -366,7 +412,10 @@ bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
         return true;
     }
     vec_desc d;
-    if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
+    const decoded_slot *ds = decoded_of(c);
+    if (decoded_same(ds, c, op) && !no_shortcuts())
+        d = ds->d;
+    else if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
         return false;
     if (!vec_check(c, &d))
         return false;
@@ -503,21 +552,115 @@ typedef struct ub_conflicts {
     uint64_t extra, group, bank;
 } ub_conflicts;
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The repeats after which a stream moving `shift` bytes a repeat is on the
+ * same banks again (its rows move by a multiple of the banks). */
+static uint64_t shift_period(uint64_t shift, const dv_ub_geom *g)
+{
+    uint64_t m = (uint64_t)g->banks * g->row_bytes;
+    return m / gcd64(shift % m, m);
+}
+
+/* The UB rows an operand or extent touches over every repeat, [lo, hi]
+ * (false when unused). */
+static bool row_range(uint64_t lo, uint64_t hi, const dv_ub_geom *g, uint64_t *rlo, uint64_t *rhi)
+{
+    if (lo >= hi)
+        return false;
+    *rlo = lo / g->row_bytes;
+    *rhi = (hi - 1) / g->row_bytes;
+    return true;
+}
+
+enum { MAX_PERIOD = 64 };
+
+/* A period P such that repeat r + P costs what repeat r does, for every r
+ * >= 1 (repeat 0 has no writes); 0 when there is none within MAX_PERIOD.
+ * Every operand's rows move by a fixed number of bytes a repeat, so after
+ * P repeats each is on the banks (and groups) it was on; the rows of two
+ * operands of one kind (the reads: src0, src1, xsrc; the writes: dst, xdst)
+ * could meet, and a row read twice is one access, so their row ranges over
+ * the whole instruction must not overlap.  Then every repeat's accesses
+ * fall on the same banks as P repeats earlier with the same rows distinct,
+ * which is all dv_ub_repeat looks at. */
+static unsigned bank_period(const vec_desc *d, const dv_ub_geom *g)
+{
+    if (!g->banks || !g->row_bytes || d->repeats < 3)
+        return 0;
+    const vec_opnd *ops[3] = {&d->src0, &d->src1, &d->dst};
+    const vec_extent *xs[2] = {&d->xsrc, &d->xdst};
+    uint64_t period = 1, lo[5], hi[5];
+    bool used[5];
+    for (unsigned i = 0; i < 3; i++) {
+        used[i] = ops[i]->used;
+        if (!used[i])
+            continue;
+        if (ops[i]->base > (UINT64_MAX >> 2))
+            return 0; /* an address that may wrap: no shortcut */
+        uint64_t p = shift_period((uint64_t)ops[i]->rep * VEC_BLOCK, g);
+        period = period / gcd64(period, p) * p;
+        uint64_t a, b;
+        opnd_span(ops[i], d->repeats, &a, &b);
+        used[i] = row_range(a, b, g, &lo[i], &hi[i]);
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        used[3 + i] = xs[i]->used;
+        if (!used[3 + i])
+            continue;
+        if (xs[i]->base > (UINT64_MAX >> 2) || xs[i]->step > (UINT64_MAX >> 32))
+            return 0;
+        uint64_t p = shift_period(xs[i]->step, g);
+        period = period / gcd64(period, p) * p;
+        /* the blocks extent_block gives, the first and the last repeat's */
+        uint64_t first = xs[i]->base / VEC_BLOCK * VEC_BLOCK;
+        uint64_t last = (xs[i]->base + xs[i]->step * (d->repeats - 1)) / VEC_BLOCK * VEC_BLOCK;
+        used[3 + i] = row_range(first, last + VEC_BLOCK, g, &lo[3 + i], &hi[3 + i]);
+    }
+    if (period > MAX_PERIOD)
+        return 0;
+    /* the reads (src0, src1, xsrc = 0, 1, 3) and the writes (dst, xdst = 2, 4) apart */
+    static const unsigned pairs[][2] = {{0, 1}, {0, 3}, {1, 3}, {2, 4}};
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned a = pairs[k][0], b = pairs[k][1];
+        if (used[a] && used[b] && !(hi[a] < lo[b] || hi[b] < lo[a]))
+            return 0;
+    }
+    return (unsigned)period;
+}
+
+/* A repeat's cost beyond the slope, `times` over. */
+static void add_repeat(ub_conflicts *x, dv_ub_repeat_cost rc, uint64_t slope, uint64_t times)
+{
+    if (rc.cycles <= slope)
+        return;
+    uint64_t extra = rc.cycles - slope;
+    uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
+    x->extra += extra * times;
+    x->group += grp * times;
+    x->bank += (extra - grp) * times;
+}
+
 static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
 {
     ub_conflicts x = {0, 0, 0};
-    bool periodic = shift_invariant(d, g);
-    dv_ub_repeat_cost first = {0, 0, 0};
+    /* the same cost as repeat 1 for every later repeat, or the costs of
+     * repeats 1 .. period over and over */
+    unsigned period = no_shortcuts() ? 0 : shift_invariant(d, g) ? 1 : bank_period(d, g);
+    dv_ub_repeat_cost cost[MAX_PERIOD + 1];
     for (unsigned r = 0; r < d->repeats; r++) {
-        if (periodic && r >= 2) { /* the same cost as repeat 1, for every later repeat */
+        if (period && r > period) {
             uint64_t left = d->repeats - r;
-            if (first.cycles > slope) {
-                uint64_t extra = first.cycles - slope;
-                uint64_t grp = first.group_extra < extra ? first.group_extra : extra;
-                x.extra += extra * left;
-                x.group += grp * left;
-                x.bank += (extra - grp) * left;
-            }
+            for (unsigned i = 0; i < period && i < left; i++) /* repeats r + i, r + i + period, ... */
+                add_repeat(&x, cost[1 + (r - 1 + i) % period], slope, (left - i + period - 1) / period);
             break;
         }
         uint64_t reads[3 * VEC_MAX_BLOCKS], writes[VEC_MAX_BLOCKS + 1];
@@ -530,15 +673,9 @@ static ub_conflicts ub_conflicts_direct(const vec_desc *d, const dv_ub_geom *g, 
             nw = extent_block(&d->xdst, r - 1, writes, nw);
         }
         dv_ub_repeat_cost rc = dv_ub_repeat(g, reads, nr, writes, nw);
-        if (r == 1)
-            first = rc;
-        if (rc.cycles > slope) {
-            uint64_t extra = rc.cycles - slope;
-            uint64_t grp = rc.group_extra < extra ? rc.group_extra : extra;
-            x.extra += extra;
-            x.group += grp;
-            x.bank += extra - grp;
-        }
+        if (r >= 1 && r <= period)
+            cost[r] = rc;
+        add_repeat(&x, rc, slope, 1);
     }
     return x;
 }
@@ -562,13 +699,30 @@ typedef struct conflict_key {
 enum { CONFLICT_SLOTS = 256 };
 typedef struct conflict_slot {
     bool valid;
+    bool mru; /* in a set's first way: that way was used last */
     conflict_key key;
     ub_conflicts cost;
 } conflict_slot;
 static _Thread_local conflict_slot conflict_cache[CONFLICT_SLOTS];
 
+/* DVSIM_VECTOR_EXACT=1 (for tests): no cache and no period, every repeat
+ * computed; the results must be the same. */
+static bool no_shortcuts(void)
+{
+    static atomic_int mode = -1;
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m < 0) {
+        const char *e = getenv("DVSIM_VECTOR_EXACT");
+        m = e && strcmp(e, "1") == 0;
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m;
+}
+
 static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, uint64_t slope)
 {
+    if (no_shortcuts())
+        return ub_conflicts_direct(d, g, slope);
     const vec_opnd *ops[3] = {&d->dst, &d->src0, &d->src1};
     const vec_extent *xs[2] = {&d->xdst, &d->xsrc};
     conflict_key k;
@@ -610,9 +764,24 @@ static ub_conflicts ub_conflicts_cached(const vec_desc *d, const dv_ub_geom *g, 
     }
     for (size_t i = sizeof k / 8 * 8; i < sizeof k; i++)
         h = (h ^ p[i]) * 1099511628211ull;
-    conflict_slot *slot = &conflict_cache[(h ^ (h >> 32)) % CONFLICT_SLOTS];
-    if (slot->valid && memcmp(&slot->key, &k, sizeof k) == 0)
-        return slot->cost;
+    /* a full avalanche (murmur3's finaliser): FNV's low bits follow only
+     * the words' low bits, and keys of one kernel differ in their middle
+     * bits, so they fell on two or three slots and evicted one another */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    /* two ways per set, the older one replaced: two shapes a kernel
+     * alternates between that share a set no longer evict each other */
+    conflict_slot *set = &conflict_cache[(h % (CONFLICT_SLOTS / 2)) * 2];
+    for (unsigned w = 0; w < 2; w++)
+        if (set[w].valid && memcmp(&set[w].key, &k, sizeof k) == 0) {
+            set[0].mru = w == 0;
+            return set[w].cost;
+        }
+    conflict_slot *slot = &set[set[0].mru ? 1 : 0];
+    set[0].mru = slot == &set[0];
     slot->valid = true;
     memcpy(&slot->key, &k, sizeof k);
     slot->cost = ub_conflicts_direct(d, g, slope);
@@ -628,9 +797,11 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
         return 1;
     vec_desc d;
     if (!vec_decode(c, op, &d, NULL, 0)) {
+        decoded_of(c)->unit = NULL; /* nothing kept: exec decodes (and faults) itself */
         /* exec will fault; charge the issue cost so time still advances. */
         return back_to_back ? 1 : cfg->vec_head + cfg->vec_tail;
     }
+    decoded_keep(c, op, &d);
     uint64_t slope = d.tc == DV_TC_VDIV ? cfg->vec_div_slope
                      : d.esize == 4     ? cfg->vec_slope_b32
                                         : cfg->vec_slope_b16;

@@ -31,12 +31,7 @@
 
 enum { MM_M, MM_K, MM_N };
 
-typedef struct mm_shape {
-    uint64_t m, k, n;
-    uint64_t k0, esize;  /* K per fractal row, element bytes */
-    uint64_t m1, k1, n1; /* fractal counts */
-    uint64_t fa, fb, fc; /* bytes of one fractal of A, B, C */
-} mm_shape;
+typedef dv_mm_shape mm_shape;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -90,48 +85,64 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     return cycles ? cycles : 1;
 }
 
-/* fp16 through the shared table; bf16 is the top half of an f32. */
-static float elem_f(const uint8_t *p, dv_dtype dt, const float *f16)
+/* One stored element as the kernels take it: a float for f16 (through the
+ * shared table) and bf16 (the top half of an f32), the integer in 4 bytes
+ * for s8/u8. */
+static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16)
 {
-    uint16_t h = xf_ld16(p);
-    return dt == DV_DT_F16 ? f16[h] : dv_f32_from_bits((uint32_t)h << 16);
+    switch (dt) {
+    case DV_DT_F16: return dv_f32_bits(f16[xf_ld16(p)]);
+    case DV_DT_BF16: return (uint32_t)xf_ld16(p) << 16;
+    case DV_DT_S8: return (uint32_t)(int32_t)(int8_t)p[0];
+    default: return p[0];
+    }
 }
 
 /* A as rows: a[R * kp + K] for the padded R < M1*16, K < K1*k0 (floats, or
- * s8/u8 as 32-bit integers in the same 4 bytes). */
+ * s8/u8 as 32-bit integers in the same 4 bytes); fractal by fractal, each
+ * row of a fractal k0 consecutive elements of the output. */
 static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
-    uint64_t kp = s->k1 * s->k0, rows = s->m1 * XF_ROWS;
-    float *af = out;
-    uint32_t *ai = out;
-    for (uint64_t r = 0; r < rows; r++)
-        for (uint64_t kk = 0; kk < kp; kk++) {
-            const uint8_t *p = a + ((r / XF_ROWS) * s->k1 + kk / s->k0) * s->fa +
-                               ((r % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
-            if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                af[r * kp + kk] = elem_f(p, dt, f16);
-            else
-                ai[r * kp + kk] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
+    uint64_t kp = s->k1 * s->k0;
+    uint32_t *o = out;
+    for (uint64_t i = 0; i < s->m1; i++)
+        for (uint64_t kk = 0; kk < s->k1; kk++) {
+            const uint8_t *f = a + (i * s->k1 + kk) * s->fa;
+            for (uint64_t r = 0; r < XF_ROWS; r++) {
+                uint32_t *row = o + (i * XF_ROWS + r) * kp + kk * s->k0;
+                const uint8_t *src = f + r * s->k0 * s->esize;
+                if (dt == DV_DT_F16) /* the hot case, without the switch */
+                    for (uint64_t c = 0; c < s->k0; c++)
+                        row[c] = dv_f32_bits(f16[xf_ld16(src + 2 * c)]);
+                else
+                    for (uint64_t c = 0; c < s->k0; c++)
+                        row[c] = elem_bits(src + c * s->esize, dt, f16);
+            }
         }
 }
 
 /* B by K: b[K * cols + N], so that the 16 columns of a fractal are one
- * contiguous vector for each K. */
+ * contiguous vector for each K; fractal by fractal (a fractal stores each
+ * column's k0 elements together). */
 static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
-    uint64_t kp = s->k1 * s->k0, cols = s->n1 * XF_ROWS;
-    float *bf = out;
-    uint32_t *bi = out;
-    for (uint64_t kk = 0; kk < kp; kk++)
-        for (uint64_t nc = 0; nc < cols; nc++) {
-            const uint8_t *p = b + ((kk / s->k0) * s->n1 + nc / XF_ROWS) * s->fb +
-                               ((nc % XF_ROWS) * s->k0 + kk % s->k0) * s->esize;
-            if (dt == DV_DT_F16 || dt == DV_DT_BF16)
-                bf[kk * cols + nc] = elem_f(p, dt, f16);
-            else
-                bi[kk * cols + nc] = dt == DV_DT_S8 ? (uint32_t)(int32_t)(int8_t)p[0] : p[0];
+    uint64_t cols = s->n1 * XF_ROWS;
+    uint32_t *o = out;
+    for (uint64_t kk = 0; kk < s->k1; kk++)
+        for (uint64_t j = 0; j < s->n1; j++) {
+            const uint8_t *f = b + (kk * s->n1 + j) * s->fb;
+            uint32_t *blk = o + kk * s->k0 * cols + j * XF_ROWS;
+            for (uint64_t nc = 0; nc < XF_ROWS; nc++) {
+                const uint8_t *src = f + nc * s->k0 * s->esize;
+                if (dt == DV_DT_F16)
+                    for (uint64_t kr = 0; kr < s->k0; kr++)
+                        blk[kr * cols + nc] = dv_f32_bits(f16[xf_ld16(src + 2 * kr)]);
+                else
+                    for (uint64_t kr = 0; kr < s->k0; kr++)
+                        blk[kr * cols + nc] = elem_bits(src + kr * s->esize, dt, f16);
+            }
         }
 }
 
@@ -190,12 +201,13 @@ typedef uint32_t vu16 __attribute__((vector_size(64)));
 MM_KERNEL(mm_kernel_f32, vf16, float)
 MM_KERNEL(mm_kernel_s32, vu16, uint32_t)
 
-bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
+bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w)
 {
     const dv_chip_config *cfg = c->cfg;
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     mm_shape s;
     char why[160];
+    w->todo = false;
     if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
         return xf_fail(c, "mmad: %s",
                        dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
@@ -204,31 +216,61 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
                        (unsigned long long)cfg->cube_m, (unsigned long long)cfg->cube_n);
     if (!s.m || !s.k || !s.n)
         return true;
-    uint8_t *a = xf_span(c, DV_MEM_L0A, op->r[1], s.m1 * s.k1 * s.fa, cfg->align_l0ab);
-    uint8_t *b = a ? xf_span(c, DV_MEM_L0B, op->r[2], s.k1 * s.n1 * s.fb, cfg->align_l0ab) : NULL;
-    uint8_t *cc = b ? xf_span(c, DV_MEM_L0C, op->r[0], s.m1 * s.n1 * s.fc, cfg->align_l0c) : NULL;
+    uint64_t alen = s.m1 * s.k1 * s.fa, blen = s.k1 * s.n1 * s.fb, clen = s.m1 * s.n1 * s.fc;
+    uint8_t *a = xf_span(c, DV_MEM_L0A, op->r[1], alen, cfg->align_l0ab);
+    uint8_t *b = a ? xf_span(c, DV_MEM_L0B, op->r[2], blen, cfg->align_l0ab) : NULL;
+    uint8_t *cc = b ? xf_span(c, DV_MEM_L0C, op->r[0], clen, cfg->align_l0c) : NULL;
     if (!cc)
         return false;
     if (!c->data)
         return true;
-
-    bool is_float = dt == DV_DT_F16 || dt == DV_DT_BF16;
-    bool init = op->insn.f[DV_F_INIT] != 0;
     uint64_t rows = s.m1 * XF_ROWS, cols = s.n1 * XF_ROWS, kp = s.k1 * s.k0;
-    /* Both operands converted once into 4-byte elements in the core's
+    /* Both operands converted once into 4-byte elements in the owner's
      * scratch memory (no allocation per instruction once it has grown). */
     size_t abytes = (size_t)(rows * kp) * 4, bbytes = (size_t)(cols * kp) * 4;
-    uint8_t *work = dv_unit_scratch(c, abytes + bbytes);
+    uint8_t *work = dv_unit_scratch(work_owner, abytes + bbytes);
     if (!work)
         return xf_fail(c, "mmad: out of host memory for a %llu x %llu x %llu product",
                        (unsigned long long)s.m, (unsigned long long)s.k, (unsigned long long)s.n);
-    mm_load_a(&s, a, dt, work);
-    mm_load_b(&s, b, dt, work + abytes);
-    if (is_float)
-        mm_kernel_f32(cc, (const float *)(void *)work, (const float *)(void *)(work + abytes), s.m1, s.n1, kp,
-                      init);
+    *w = (dv_cube_work){.s = s,
+                        .a = a,
+                        .b = b,
+                        .c = cc,
+                        .a_addr = op->r[1],
+                        .b_addr = op->r[2],
+                        .c_addr = op->r[0],
+                        .a_len = alen,
+                        .b_len = blen,
+                        .c_len = clen,
+                        .dtype = dt,
+                        .init = op->insn.f[DV_F_INIT] != 0,
+                        .work = work,
+                        .todo = true};
+    return true;
+}
+
+void dv_cube_compute(const dv_cube_work *w)
+{
+    const mm_shape *s = &w->s;
+    dv_dtype dt = (dv_dtype)w->dtype;
+    uint64_t rows = s->m1 * XF_ROWS, kp = s->k1 * s->k0;
+    size_t abytes = (size_t)(rows * kp) * 4;
+    mm_load_a(s, w->a, dt, w->work);
+    mm_load_b(s, w->b, dt, w->work + abytes);
+    if (dt == DV_DT_F16 || dt == DV_DT_BF16)
+        mm_kernel_f32(w->c, (const float *)(void *)w->work, (const float *)(void *)(w->work + abytes), s->m1,
+                      s->n1, kp, w->init);
     else
-        mm_kernel_s32(cc, (const uint32_t *)(void *)work, (const uint32_t *)(void *)(work + abytes), s.m1,
-                      s.n1, kp, init);
+        mm_kernel_s32(w->c, (const uint32_t *)(void *)w->work, (const uint32_t *)(void *)(w->work + abytes),
+                      s->m1, s->n1, kp, w->init);
+}
+
+bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
+{
+    dv_cube_work w;
+    if (!dv_cube_prepare(c, op, c, &w))
+        return false;
+    if (w.todo)
+        dv_cube_compute(&w);
     return true;
 }
