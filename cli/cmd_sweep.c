@@ -82,8 +82,8 @@ typedef struct sweep_opts {
 static int count_option(const char *opt, const char *v, uint64_t max, uint64_t *out)
 {
     if (!cli_parse_u64(v, out) || *out < 1 || *out > max)
-        return cli_usage_error("sweep", "%s needs a number from 1 to %llu, not '%s'", opt, (unsigned long long)max,
-                               DV_ESC(v));
+        return cli_usage_error("sweep", "%s needs a number from 1 to %llu, not '%s'", opt,
+                               (unsigned long long)max, DV_ESC(v));
     return 0;
 }
 
@@ -155,7 +155,10 @@ static int parse(int argc, char **argv, sweep_opts *o)
             break;
         case OPT_MERGE: o->merge = g.arg; break;
         case OPT_TASK: o->task = g.arg; break;
-        case OPT_JOB: rc = cli_parse_u64(g.arg, &o->job) ? 0 : cli_usage_error("sweep", "--job needs a job id, not '%s'", DV_ESC(g.arg));
+        case OPT_JOB:
+            rc = cli_parse_u64(g.arg, &o->job)
+                     ? 0
+                     : cli_usage_error("sweep", "--job needs a job id, not '%s'", DV_ESC(g.arg));
             o->have_job = true;
             break;
         case OPT_SLICE: {
@@ -171,7 +174,8 @@ static int parse(int argc, char **argv, sweep_opts *o)
         case OPT_QUIET: o->quiet = true; break;
         case CLI_ARG:
             if (o->spec)
-                return cli_usage_error("sweep", "one spec at a time ('%s' and '%s')", DV_ESC(o->spec), DV_ESC(g.arg));
+                return cli_usage_error("sweep", "one spec at a time ('%s' and '%s')", DV_ESC(o->spec),
+                                       DV_ESC(g.arg));
             o->spec = g.arg;
             break;
         default: return EXIT_USAGE;
@@ -187,8 +191,10 @@ static int parse(int argc, char **argv, sweep_opts *o)
         return cli_usage_error("sweep", "--task DIR needs one of --job ID and --slice I/N");
     if (!o->task && (o->have_job || o->have_slice))
         return cli_usage_error("sweep", "--job and --slice are for --task DIR");
-    if ((o->merge || o->task) && (o->out || o->list || (o->backend != SWEEP_LOCAL_DEFAULT && o->backend != SWEEP_LOCAL)))
-        return cli_usage_error("sweep", "--merge and --task take a sweep folder: no --out, --list or backend");
+    if ((o->merge || o->task) &&
+        (o->out || o->list || (o->backend != SWEEP_LOCAL_DEFAULT && o->backend != SWEEP_LOCAL)))
+        return cli_usage_error("sweep",
+                               "--merge and --task take a sweep folder: no --out, --list or backend");
     return 0;
 }
 
@@ -244,18 +250,21 @@ static int check_spec(sweep_spec *s, const char *specpath)
             return rc;
         dv_chip_config cfg;
         const char *chip = s->chips.items[c];
-        if (is_ini(chip) ? dv_config_load_ini(chip, &cfg, &err) != DV_OK : dv_config_builtin(chip, &cfg, &err) != DV_OK)
+        if (is_ini(chip) ? dv_config_load_ini(chip, &cfg, &err) != DV_OK
+                         : dv_config_builtin(chip, &cfg, &err) != DV_OK)
             return cli_fail(&err);
         for (size_t i = 0; i < s->sets.count; i++)
             if (dv_config_set_kv(&cfg, s->sets.items[i], &err) != DV_OK) {
-                fprintf(stderr, "dvsim sweep: set %s on %s: %s\n", DV_ESC(s->sets.items[i]), DV_ESC(chip), err.msg);
+                fprintf(stderr, "dvsim sweep: set %s on %s: %s\n", DV_ESC(s->sets.items[i]), DV_ESC(chip),
+                        err.msg);
                 return 78;
             }
         for (size_t a = 0; a < s->naxes; a++) {
             const sweep_axis *x = &s->axes[a];
             for (size_t v = 0; v < x->values.count; v++) {
                 uint64_t n;
-                if (x->kind == SWEEP_AXIS_OPTION && (!strcmp(x->target, "seed") || !strcmp(x->target, "blocks")) &&
+                if (x->kind == SWEEP_AXIS_OPTION &&
+                    (!strcmp(x->target, "seed") || !strcmp(x->target, "blocks")) &&
                     !dv_parse_u64(x->values.items[v], &n)) {
                     fprintf(stderr, "dvsim sweep: axis %s: '%s' is not a number\n", x->name,
                             DV_ESC(x->values.items[v]));
@@ -285,7 +294,8 @@ static int out_dir(const sweep_opts *o, char *buf, size_t size)
     } else {
         const char *base = strrchr(o->spec, '/') ? strrchr(o->spec, '/') + 1 : o->spec;
         const char *dot = strrchr(base, '.');
-        snprintf(d, sizeof d, "%.*s.sweep", (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base)), base);
+        snprintf(d, sizeof d, "%.*s.sweep", (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base)),
+                 base);
     }
     if (mkdir(d, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "dvsim sweep: %s: cannot create: %s\n", DV_ESC(d), strerror(errno));
@@ -361,7 +371,8 @@ static int run_task(const sweep_opts *o)
         return cli_fail(&(dv_error){DV_ERR_NOMEM, "out of memory"});
     }
     if (o->have_job && o->job >= c.jobs.count) {
-        rc = cli_usage_error("sweep", "--job %llu: the sweep has %zu jobs", (unsigned long long)o->job, c.jobs.count);
+        rc = cli_usage_error("sweep", "--job %llu: the sweep has %zu jobs", (unsigned long long)o->job,
+                             c.jobs.count);
     } else if (o->have_job) {
         ids[n++] = (size_t)o->job;
     } else {
@@ -374,9 +385,11 @@ static int run_task(const sweep_opts *o)
     if (!rc)
         rc = sweep_run_jobs(&c, ids, n, (unsigned)o->workers, false, &t);
     if (!rc && !o->quiet && o->have_slice)
-        fprintf(stderr, "dvsim sweep: slice %llu/%llu: %zu jobs, %zu finished before, %zu run (%zu failed) in %.2f s\n",
-                (unsigned long long)o->slice_i, (unsigned long long)o->slice_n, t.total, t.skipped, t.ran, t.failed,
-                t.seconds);
+        fprintf(
+            stderr,
+            "dvsim sweep: slice %llu/%llu: %zu jobs, %zu finished before, %zu run (%zu failed) in %.2f s\n",
+            (unsigned long long)o->slice_i, (unsigned long long)o->slice_n, t.total, t.skipped, t.ran,
+            t.failed, t.seconds);
     free(ids);
     sweep_ctx_free(&c);
     /* a failed job is in its status: the task itself went well */
@@ -405,18 +418,22 @@ int cmd_sweep(int argc, char **argv)
     } else if (!rc) {
         c.retry_failed = o.retry;
         sweep_tally t = {0};
-        rc = sweep_backend_run(&c, o.backend, (unsigned)o.workers, (unsigned)o.tasks, &o.slurm, !o.quiet && isatty(2),
-                               &t);
+        rc = sweep_backend_run(&c, o.backend, (unsigned)o.workers, (unsigned)o.tasks, &o.slurm,
+                               !o.quiet && isatty(2), &t);
         if (!rc && !(o.backend == SWEEP_SLURM && !o.slurm.wait)) {
             if (!o.quiet)
-                fprintf(stderr, "dvsim sweep: %zu jobs: %zu finished before, %zu run (%zu failed) in %.2f s (%.1f jobs/s); %s/results.csv\n",
-                        c.jobs.count, t.skipped, t.ran, t.failed, t.seconds, t.seconds > 0 ? (double)t.ran / t.seconds : 0.0,
-                        c.dir);
+                fprintf(stderr,
+                        "dvsim sweep: %zu jobs: %zu finished before, %zu run (%zu failed) in %.2f s (%.1f "
+                        "jobs/s); %s/results.csv\n",
+                        c.jobs.count, t.skipped, t.ran, t.failed, t.seconds,
+                        t.seconds > 0 ? (double)t.ran / t.seconds : 0.0, c.dir);
             rc = sweep_merge(&c, o.quiet);
         } else if (rc > 128 && rc < 160) {
             sweep_merge(&c, true); /* what finished, for a look before the rerun */
-            fprintf(stderr, "dvsim sweep: stopped by signal %d: %zu jobs run, %zu not finished; run it again to finish\n",
-                    rc - 128, t.ran, t.stopped);
+            fprintf(
+                stderr,
+                "dvsim sweep: stopped by signal %d: %zu jobs run, %zu not finished; run it again to finish\n",
+                rc - 128, t.ran, t.stopped);
         }
     }
     sweep_ctx_free(&c);

@@ -129,7 +129,8 @@ static int write_text(const char *path, const dv_buf *b)
 static int run_parallel(sweep_ctx *c, unsigned workers, sweep_tally *t)
 {
     if (!on_path("parallel")) {
-        fprintf(stderr, "dvsim sweep: --parallel needs GNU parallel on PATH (Debian: apt-get install parallel)\n");
+        fprintf(stderr,
+                "dvsim sweep: --parallel needs GNU parallel on PATH (Debian: apt-get install parallel)\n");
         return 69;
     }
     size_t *ids = malloc((c->jobs.count ? c->jobs.count : 1) * sizeof *ids);
@@ -149,8 +150,8 @@ static int run_parallel(sweep_ctx *c, unsigned workers, sweep_tally *t)
     dv_buf_free(&list);
     double t0 = cli_now();
     if (!rc && n) {
-        char *argv[] = {"parallel", "--will-cite", "--halt", "never", "--joblog", joblog, "-j", nj, "-a", jobs,
-                        c->exe, "sweep", "--task", c->dir, "--job", "{}", NULL};
+        char *argv[] = {"parallel", "--will-cite", "--halt", "never",  "--joblog", joblog,  "-j", nj,  "-a",
+                        jobs,       c->exe,        "sweep",  "--task", c->dir,     "--job", "{}", NULL};
         int prc = spawn(argv, NULL);
         if (prc > 128 && prc < 160) {
             rc = prc;
@@ -219,11 +220,14 @@ static int run_slurm(sweep_ctx *c, unsigned tasks, const sweep_slurm *o, sweep_t
         return rc;
     chmod(script, 0755);
     if (o->dry_run) {
-        printf("wrote %s (%u array tasks, %zu jobs); submit it with: sbatch %s\n", script, tasks, total, script);
+        printf("wrote %s (%u array tasks, %zu jobs); submit it with: sbatch %s\n", script, tasks, total,
+               script);
         return 0;
     }
     if (!on_path("sbatch")) {
-        fprintf(stderr, "dvsim sweep: --slurm needs sbatch on PATH (Slurm; --slurm-dry-run writes the script only)\n");
+        fprintf(
+            stderr,
+            "dvsim sweep: --slurm needs sbatch on PATH (Slurm; --slurm-dry-run writes the script only)\n");
         return 69;
     }
     size_t *ids = malloc((c->jobs.count ? c->jobs.count : 1) * sizeof *ids);
@@ -256,8 +260,8 @@ static int run_slurm(sweep_ctx *c, unsigned tasks, const sweep_slurm *o, sweep_t
     return rc;
 }
 
-int sweep_backend_run(sweep_ctx *c, sweep_backend b, unsigned workers, unsigned tasks, const sweep_slurm *slurm,
-                      bool progress, sweep_tally *t)
+int sweep_backend_run(sweep_ctx *c, sweep_backend b, unsigned workers, unsigned tasks,
+                      const sweep_slurm *slurm, bool progress, sweep_tally *t)
 {
     memset(t, 0, sizeof *t);
     if (b == SWEEP_PARALLEL)

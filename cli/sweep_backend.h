@@ -10,8 +10,8 @@ typedef enum sweep_backend { SWEEP_LOCAL_DEFAULT, SWEEP_LOCAL, SWEEP_PARALLEL, S
 enum { SWEEP_SLURM_MAX_OPTS = 16 };
 
 typedef struct sweep_slurm {
-    bool dry_run; /* write DIR/slurm/sweep.sbatch only */
-    bool wait;    /* sbatch --wait: return when the array has ended */
+    bool dry_run;                           /* write DIR/slurm/sweep.sbatch only */
+    bool wait;                              /* sbatch --wait: return when the array has ended */
     const char *opts[SWEEP_SLURM_MAX_OPTS]; /* more #SBATCH lines */
     int nopts;
 } sweep_slurm;
@@ -21,7 +21,7 @@ typedef struct sweep_slurm {
  * what ran (for slurm without wait: nothing yet).  Returns 0, 128 + a
  * signal that stopped it, 69 when GNU parallel or sbatch is missing or
  * fails, 74. */
-int sweep_backend_run(sweep_ctx *c, sweep_backend b, unsigned workers, unsigned tasks, const sweep_slurm *slurm,
-                      bool progress, sweep_tally *t);
+int sweep_backend_run(sweep_ctx *c, sweep_backend b, unsigned workers, unsigned tasks,
+                      const sweep_slurm *slurm, bool progress, sweep_tally *t);
 
 #endif

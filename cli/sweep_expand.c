@@ -1,9 +1,8 @@
 /* sweep_expand.c - a sweep spec expanded into jobs: the mixed-radix walk
  * over workloads, chips and axis groups, each job's dvsim run command line,
  * and its hash (sweep_spec.h). */
-#include "sweep_spec.h"
-
 #include "dv_operator.h"
+#include "sweep_spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

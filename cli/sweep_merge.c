@@ -3,11 +3,10 @@
  * stats.json, as DIR/results.csv and DIR/results.json (sweep_run.h).  The
  * rows hold nothing of the host (no times, no paths), so every backend
  * writes the same bytes for the same jobs. */
-#include "sweep_run.h"
-
 #include "cli.h"
 #include "dv_buf.h"
 #include "dv_file.h"
+#include "sweep_run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -176,15 +175,17 @@ int sweep_merge(const sweep_ctx *c, bool quiet)
     }
     for (size_t m = 0; !rc && m < s->metrics.count; m++)
         if (!found[m] && c->jobs.count > failed + pending)
-            fprintf(stderr, "dvsim sweep: warning: metric '%s' is in no job's stats.json (see one of %s/jobs/*/stats.json)\n",
+            fprintf(stderr,
+                    "dvsim sweep: warning: metric '%s' is in no job's stats.json (see one of "
+                    "%s/jobs/*/stats.json)\n",
                     s->metrics.items[m], c->dir);
     free(found);
     free(json);
     dv_buf_free(&csv);
     if (!rc && (failed || pending)) {
         if (!quiet)
-            fprintf(stderr, "dvsim sweep: %zu of %zu jobs failed, %zu not finished (%s/results.csv)\n", failed,
-                    c->jobs.count, pending, c->dir);
+            fprintf(stderr, "dvsim sweep: %zu of %zu jobs failed, %zu not finished (%s/results.csv)\n",
+                    failed, c->jobs.count, pending, c->dir);
         rc = 1;
     }
     return rc;

@@ -50,7 +50,8 @@ bool sweep_job_done(const sweep_ctx *c, const sweep_job *j);
  * in a child process (fork; the child runs dvsim run in-process).  Progress
  * on stderr when progress is set.  SIGINT/SIGTERM stop it: no new job
  * starts, the running ones get the signal.  Returns 0, or 128 + the signal. */
-int sweep_run_jobs(sweep_ctx *c, const size_t *ids, size_t n, unsigned workers, bool progress, sweep_tally *t);
+int sweep_run_jobs(sweep_ctx *c, const size_t *ids, size_t n, unsigned workers, bool progress,
+                   sweep_tally *t);
 /* Writes DIR/results.csv and DIR/results.json from the jobs' folders.
  * Returns 0 when every job finished and passed, 1 when some failed or did
  * not run (said on stderr), 74 when a file cannot be written. */

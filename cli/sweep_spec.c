@@ -24,14 +24,14 @@ typedef struct spec_key {
 } spec_key;
 
 static const spec_key keys[] = {
-    {SEC_SWEEP, "name", false},       {SEC_SWEEP, "chips", true},         {SEC_SWEEP, "metrics", true},
-    {SEC_SWEEP, "groups", true},      {SEC_SWEEP, "set", true},           {SEC_SWEEP, "seed", false},
-    {SEC_SWEEP, "max_cycles", false}, {SEC_SWEEP, "data", false},         {SEC_SWEEP, "combine", false},
-    {SEC_WORKLOAD, "op", false},      {SEC_WORKLOAD, "kernel", false},    {SEC_WORKLOAD, "variant", false},
-    {SEC_WORKLOAD, "dtype", false},   {SEC_WORKLOAD, "shape", false},     {SEC_WORKLOAD, "entry", false},
-    {SEC_WORKLOAD, "blocks", false},  {SEC_WORKLOAD, "args", true},       {SEC_WORKLOAD, "gms", true},
-    {SEC_AXIS, "key", false},         {SEC_AXIS, "shape", false},         {SEC_AXIS, "arg", false},
-    {SEC_AXIS, "option", false},      {SEC_AXIS, "values", true},         {SEC_AXIS, "range", false},
+    {SEC_SWEEP, "name", false},       {SEC_SWEEP, "chips", true},      {SEC_SWEEP, "metrics", true},
+    {SEC_SWEEP, "groups", true},      {SEC_SWEEP, "set", true},        {SEC_SWEEP, "seed", false},
+    {SEC_SWEEP, "max_cycles", false}, {SEC_SWEEP, "data", false},      {SEC_SWEEP, "combine", false},
+    {SEC_WORKLOAD, "op", false},      {SEC_WORKLOAD, "kernel", false}, {SEC_WORKLOAD, "variant", false},
+    {SEC_WORKLOAD, "dtype", false},   {SEC_WORKLOAD, "shape", false},  {SEC_WORKLOAD, "entry", false},
+    {SEC_WORKLOAD, "blocks", false},  {SEC_WORKLOAD, "args", true},    {SEC_WORKLOAD, "gms", true},
+    {SEC_AXIS, "key", false},         {SEC_AXIS, "shape", false},      {SEC_AXIS, "arg", false},
+    {SEC_AXIS, "option", false},      {SEC_AXIS, "values", true},      {SEC_AXIS, "range", false},
     {SEC_AXIS, "zip", false},
 };
 
@@ -256,7 +256,7 @@ static bool set_sweep(parse_ctx *c, const char *key, const char *v, const sweep_
         s->zip_all = !strcmp(v, "zip");
         return true;
     }
-    sweep_list *l = !strcmp(key, "chips") ? &s->chips
+    sweep_list *l = !strcmp(key, "chips")     ? &s->chips
                     : !strcmp(key, "metrics") ? &s->metrics
                     : !strcmp(key, "groups")  ? &s->groups
                                               : &s->sets;
@@ -270,7 +270,8 @@ static bool set_sweep(parse_ctx *c, const char *key, const char *v, const sweep_
     return true;
 }
 
-static bool set_workload(parse_ctx *c, sweep_workload *w, const char *key, const char *v, const sweep_list *items)
+static bool set_workload(parse_ctx *c, sweep_workload *w, const char *key, const char *v,
+                         const sweep_list *items)
 {
     if (!strcmp(key, "args") || !strcmp(key, "gms")) {
         sweep_list *l = key[0] == 'a' ? &w->args : &w->gms;
@@ -319,9 +320,10 @@ static bool set_axis(parse_ctx *c, sweep_axis *a, const char *key, const char *v
         return name_ok(c, "zip", v) && set_str(c, &a->zip, key, v);
     if (a->target)
         return fail(c, "axis %s: one of key, shape, arg and option, not several", a->name);
-    a->kind = !strcmp(key, "key") ? SWEEP_AXIS_KEY : !strcmp(key, "shape") ? SWEEP_AXIS_SHAPE
-              : !strcmp(key, "arg")                                         ? SWEEP_AXIS_ARG
-                                                                            : SWEEP_AXIS_OPTION;
+    a->kind = !strcmp(key, "key")     ? SWEEP_AXIS_KEY
+              : !strcmp(key, "shape") ? SWEEP_AXIS_SHAPE
+              : !strcmp(key, "arg")   ? SWEEP_AXIS_ARG
+                                      : SWEEP_AXIS_OPTION;
     if (a->kind == SWEEP_AXIS_KEY && !dv_config_key_find(v)) {
         fail(c, "axis %s: unknown config key '%s' (see dvsim chips --keys)", a->name, DV_ESC(v));
         c->err->status = DV_ERR_CONFIG;
@@ -452,7 +454,8 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
         else if (!strncmp(section, "axis ", 5))
             sec = SEC_AXIS, nm = section + 5;
         else
-            return fail(c, "unknown section [%s] ([sweep], [workload NAME], [axis NAME])", DV_ESC(section)), 0;
+            return fail(c, "unknown section [%s] ([sweep], [workload NAME], [axis NAME])", DV_ESC(section)),
+                   0;
         if (!begin_section(c, sec, nm))
             return 0;
     }
@@ -520,7 +523,8 @@ static bool json_value(parse_ctx *c, const char *key, const cJSON *v)
         }
     } else if (cJSON_IsArray(v)) {
         for (const cJSON *e = v->child; e && ok; e = e->next)
-            ok = json_text(c, key, e, item, sizeof item) && list_add(c, &items, item, strlen(item), SWEEP_MAX_VALUES, key);
+            ok = json_text(c, key, e, item, sizeof item) &&
+                 list_add(c, &items, item, strlen(item), SWEEP_MAX_VALUES, key);
         if (ok && items.count)
             snprintf(buf, sizeof buf, "%s", items.items[0]);
     } else if (cJSON_IsObject(v)) {
@@ -530,8 +534,9 @@ static bool json_value(parse_ctx *c, const char *key, const cJSON *v)
             char kv[2 * SWEEP_MAX_STR + 4];
             int m = snprintf(kv, sizeof kv, "%s=%s", e->string, item);
             ok = ok && list_add(c, &items, kv, (size_t)m, SWEEP_MAX_VALUES, key);
-            n += (size_t)snprintf(buf + (n < sizeof buf ? n : sizeof buf - 1), sizeof buf - (n < sizeof buf ? n : sizeof buf - 1),
-                                  "%s%s", n ? "," : "", kv);
+            n += (size_t)snprintf(buf + (n < sizeof buf ? n : sizeof buf - 1),
+                                  sizeof buf - (n < sizeof buf ? n : sizeof buf - 1), "%s%s", n ? "," : "",
+                                  kv);
             if (n >= sizeof buf)
                 ok = fail(c, "%s: too long", key);
         }
@@ -633,8 +638,8 @@ static bool check_axes(parse_ctx *c, sweep_spec *s)
             if (j == i)
                 return fail(c, "axis %s: zip = %s names no axis before it", a->name, a->zip);
             if (s->axes[j].values.count != a->values.count)
-                return fail(c, "axis %s: %zu values, but axis %s it zips with has %zu", a->name, a->values.count,
-                            s->axes[j].name, s->axes[j].values.count);
+                return fail(c, "axis %s: %zu values, but axis %s it zips with has %zu", a->name,
+                            a->values.count, s->axes[j].name, s->axes[j].values.count);
             a->group = s->axes[j].group;
             continue;
         }
@@ -735,11 +740,12 @@ dv_status sweep_spec_json(const sweep_spec *s, char **text, dv_error *err)
     for (size_t i = 0; ws && i < s->nworkloads; i++) {
         const sweep_workload *w = &s->workloads[i];
         cJSON *o = cJSON_CreateObject();
-        ok = ok && o && cJSON_AddItemToArray(ws, o) && json_str(o, "name", w->name) && json_str(o, "op", w->op) &&
-             json_str(o, "kernel", w->kernel) && json_str(o, "variant", w->variant) &&
-             json_str(o, "dtype", w->dtype) && json_str(o, "shape", w->shape) &&
-             json_str(o, "entry", w->kernel_name) && json_str(o, "blocks", w->blocks) &&
-             json_list(o, "args", &w->args) && json_list(o, "gms", &w->gms);
+        ok = ok && o && cJSON_AddItemToArray(ws, o) && json_str(o, "name", w->name) &&
+             json_str(o, "op", w->op) && json_str(o, "kernel", w->kernel) &&
+             json_str(o, "variant", w->variant) && json_str(o, "dtype", w->dtype) &&
+             json_str(o, "shape", w->shape) && json_str(o, "entry", w->kernel_name) &&
+             json_str(o, "blocks", w->blocks) && json_list(o, "args", &w->args) &&
+             json_list(o, "gms", &w->gms);
     }
     cJSON *as = ok && ws ? cJSON_AddArrayToObject(root, "axes") : NULL;
     for (size_t i = 0; as && i < s->naxes; i++) {
@@ -751,7 +757,8 @@ dv_status sweep_spec_json(const sweep_spec *s, char **text, dv_error *err)
             if (s->axes[j].group == a->group)
                 zip = s->axes[j].name;
         ok = ok && o && cJSON_AddItemToArray(as, o) && json_str(o, "name", a->name) &&
-             json_str(o, kind[a->kind], a->target) && json_list(o, "values", &a->values) && json_str(o, "zip", zip);
+             json_str(o, kind[a->kind], a->target) && json_list(o, "values", &a->values) &&
+             json_str(o, "zip", zip);
     }
     char *out = ok && as ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);

@@ -19,10 +19,10 @@ enum {
     SWEEP_MAX_WORKLOADS = 64,
     SWEEP_MAX_AXES = 16,
     SWEEP_MAX_CHIPS = 32,
-    SWEEP_MAX_LIST = 64,         /* metrics, groups, fixed --set, args, gms */
-    SWEEP_MAX_VALUES = 100000,   /* values of one axis */
-    SWEEP_MAX_JOBS = 1000000,    /* what one spec may expand to */
-    SWEEP_MAX_STR = 1024,        /* any one string of the spec */
+    SWEEP_MAX_LIST = 64,       /* metrics, groups, fixed --set, args, gms */
+    SWEEP_MAX_VALUES = 100000, /* values of one axis */
+    SWEEP_MAX_JOBS = 1000000,  /* what one spec may expand to */
+    SWEEP_MAX_STR = 1024,      /* any one string of the spec */
     SWEEP_MAX_SPEC_BYTES = 1 << 24
 };
 
@@ -35,7 +35,12 @@ typedef struct sweep_list {
 /* What an axis varies: a chip config key (--set KEY=V), a shape parameter
  * of the operators (--shape P=V), a scalar argument of the kernels
  * (--arg N=V), or one of the run's options (variant, dtype, seed, blocks). */
-typedef enum sweep_axis_kind { SWEEP_AXIS_KEY, SWEEP_AXIS_SHAPE, SWEEP_AXIS_ARG, SWEEP_AXIS_OPTION } sweep_axis_kind;
+typedef enum sweep_axis_kind {
+    SWEEP_AXIS_KEY,
+    SWEEP_AXIS_SHAPE,
+    SWEEP_AXIS_ARG,
+    SWEEP_AXIS_OPTION
+} sweep_axis_kind;
 
 typedef struct sweep_axis {
     char *name;
@@ -83,13 +88,13 @@ void sweep_spec_free(sweep_spec *s);
 /* One job: the dvsim run command line (argv[0] "run", without --out) and
  * what it stands for in results.csv. */
 typedef struct sweep_job {
-    size_t id;         /* its place in the expansion */
-    char hash[17];     /* FNV-1a 64 of the command line, hex */
-    size_t workload;   /* index in spec.workloads */
-    size_t chip;       /* index in spec.chips */
-    size_t *value;     /* per axis, the index of its value */
-    size_t primary;    /* the first job with the same command line (an axis that leaves the workload
-                        * alone repeats it): only that one runs, the others share its folder */
+    size_t id;       /* its place in the expansion */
+    char hash[17];   /* FNV-1a 64 of the command line, hex */
+    size_t workload; /* index in spec.workloads */
+    size_t chip;     /* index in spec.chips */
+    size_t *value;   /* per axis, the index of its value */
+    size_t primary;  /* the first job with the same command line (an axis that leaves the workload
+                      * alone repeats it): only that one runs, the others share its folder */
 } sweep_job;
 
 typedef struct sweep_jobs {

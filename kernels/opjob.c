@@ -78,8 +78,8 @@ static void add_cube_stats(dv_opjob_result *o, const dv_chip_config *cfg)
                  "op.cube_macs");
     dv_stats_add(&o->stats, "TFLOPS", "Cube FLOP rate of the last launch: 2 x MACs / its run time",
                  secs > 0 ? 2.0 * (double)o->macs / secs / 1e12 : 0, false, "op.cube_tflops");
-    dv_stats_add(&o->stats, "TFLOPS", "the chip's fp16 Cube peak (the roof)", dv_config_peak_fp16_flops(cfg) / 1e12,
-                 false, "op.peak_fp16_tflops");
+    dv_stats_add(&o->stats, "TFLOPS", "the chip's fp16 Cube peak (the roof)",
+                 dv_config_peak_fp16_flops(cfg) / 1e12, false, "op.peak_fp16_tflops");
 }
 
 dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)

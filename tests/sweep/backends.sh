@@ -1,0 +1,73 @@
+#!/bin/sh
+# backends.sh DVSIM SPEC WORK - the 60-job sweep of SPEC gives byte-identical
+# results.csv and results.json with --local 1, --local 2 and --parallel (GNU
+# parallel; skipped with a message where it is missing), its failed jobs are
+# in their rows, and a sweep stopped half-way (SIGTERM) finishes only the rest
+# when run again: the jobs finished before keep their files untouched.
+set -u
+dvsim=$1 spec=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1 for the sweep: some of its jobs fail (vadd on a split chip)
+"$dvsim" sweep "$spec" --out "$work/l1" --local 1 --quiet; rc=$?
+[ $rc -eq 1 ] || fail "--local 1 exited $rc, not 1 (some jobs fail)"
+rows=$(($(wc -l < "$work/l1/results.csv") - 1))
+[ "$rows" -eq 60 ] || fail "results.csv has $rows rows, not 60"
+ok=$(grep -c ',ok,0,' "$work/l1/results.csv")
+bad=$(grep -c ",failed,65,.*is for coupled cores" "$work/l1/results.csv")
+[ "$ok" -eq 45 ] && [ "$bad" -eq 15 ] || fail "$ok ok and $bad failed rows, not 45 and 15"
+echo "--local 1: 60 rows, 45 ok, 15 failed with exit 65 and the message"
+
+"$dvsim" sweep "$spec" --out "$work/l2" --local 2 --quiet
+cmp "$work/l1/results.csv" "$work/l2/results.csv" || fail "--local 2 differs from --local 1"
+cmp "$work/l1/results.json" "$work/l2/results.json" || fail "--local 2's results.json differs"
+echo "--local 2: the same results.csv and results.json"
+
+if command -v parallel > /dev/null 2>&1; then
+    "$dvsim" sweep "$spec" --out "$work/par" --parallel=2 --quiet
+    cmp "$work/l1/results.csv" "$work/par/results.csv" || fail "--parallel differs from --local 1"
+    lines=$(($(wc -l < "$work/par/parallel.joblog") - 1))
+    [ "$lines" -eq 60 ] || fail "the joblog has $lines jobs, not 60"
+    echo "--parallel: the same results.csv; the joblog has 60 jobs"
+else
+    echo "SKIPPED --parallel: GNU parallel is not installed (Debian: apt-get install parallel)"
+fi
+
+# Stopped half-way: SIGTERM once 20 jobs have finished (one at a time, ~30 ms each).
+"$dvsim" sweep "$spec" --out "$work/kill" --local 1 --quiet &
+pid=$!
+n=0
+for _ in $(seq 2000); do
+    n=$(ls "$work"/kill/jobs/*/status.json 2> /dev/null | wc -l)
+    [ "$n" -ge 20 ] && break
+    sleep 0.01
+done
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ] || fail "the stopped sweep exited $rc, not 143"
+done1=$(ls "$work"/kill/jobs/*/status.json | wc -l)
+[ "$done1" -ge 20 ] && [ "$done1" -lt 60 ] || fail "$done1 jobs finished before the stop"
+# the finished jobs' files (a job stopped in its run may have written a stats.json, not a status)
+for s in "$work"/kill/jobs/*/status.json; do
+    ls -l --time-style=+%s.%N "$s" "$(dirname "$s")"/stats.json 2> /dev/null
+done | awk '{print $6, $7}' | sort > "$work/before.txt"
+grep -c ',pending,' "$work/kill/results.csv" > /dev/null || fail "no pending rows after the stop"
+"$dvsim" sweep "$spec" --out "$work/kill" --local 1 2> "$work/rerun.txt"
+cat "$work/rerun.txt"
+grep -q "60 jobs: $done1 finished before, $((60 - done1)) run" "$work/rerun.txt" ||
+    fail "the rerun did not run just the $((60 - done1)) unfinished jobs"
+ls -l --time-style=+%s.%N "$work"/kill/jobs/*/status.json "$work"/kill/jobs/*/stats.json |
+    awk '{print $6, $7}' | sort > "$work/after.txt"
+while read -r line; do
+    grep -qxF "$line" "$work/after.txt" || fail "a job finished before the stop was rewritten: $line"
+done < "$work/before.txt"
+cmp "$work/l1/results.csv" "$work/kill/results.csv" || fail "the resumed sweep's results.csv differs"
+echo "stopped after $done1 jobs (exit 143); the rerun ran the other $((60 - done1)), results.csv the same"
+
+# --merge alone rewrites the same files
+rm "$work/l2/results.csv"
+"$dvsim" sweep --merge "$work/l2" --quiet
+cmp "$work/l1/results.csv" "$work/l2/results.csv" || fail "--merge differs"
+echo "--merge: the same results.csv"
