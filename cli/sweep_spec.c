@@ -48,6 +48,7 @@ typedef struct parse_ctx {
     bool seen[sizeof keys / sizeof keys[0]];
     bool seen_sweep[sizeof keys / sizeof keys[0]];
     bool have_range; /* the current axis's values came from a range */
+    bool continued;  /* INI: an indented line going on with the key before it (a list) */
 } parse_ctx;
 
 static bool fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -361,7 +362,9 @@ static bool set_key(parse_ctx *c, const char *key, const char *v, const sweep_li
     if (k == sizeof keys / sizeof keys[0])
         return fail(c, "%s has no key '%s'", secname[c->sec], DV_ESC(key));
     bool *seen = c->sec == SEC_SWEEP ? c->seen_sweep : c->seen;
-    if (seen[k])
+    if (c->continued && !keys[k].list)
+        return fail(c, "%s: one value, not continued on an indented line", key);
+    if (seen[k] && !c->continued)
         return fail(c, "%s: given twice", key);
     seen[k] = true;
     if (keys[k].list && !items->count)
@@ -413,7 +416,9 @@ static bool begin_section(parse_ctx *c, section_kind sec, const char *name)
 typedef struct spec_reader {
     const char *p, *end;
     parse_ctx *c;
-    char section[256]; /* the section the keys go to */
+    char section[256];  /* the section the keys go to */
+    char last_key[256]; /* the key of the line before */
+    bool indented;      /* the line read starts with a blank */
 } spec_reader;
 
 static char *ini_read(char *str, int num, void *stream)
@@ -426,6 +431,7 @@ static char *ini_read(char *str, int num, void *stream)
     size_t take = n < (size_t)num - 1 ? n : (size_t)num - 1; /* a longer line is cut (and fails below) */
     memcpy(str, r->p, take);
     str[take] = '\0';
+    r->indented = take && (str[0] == ' ' || str[0] == '\t');
     if (memchr(str, '\0', take))
         str[strlen(str)] = '\0';
     r->p += n;
@@ -445,6 +451,7 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
         return 0;
     if (strcmp(section, r->section) != 0) {
         snprintf(r->section, sizeof r->section, "%s", section);
+        r->last_key[0] = '\0';
         section_kind sec;
         const char *nm = "";
         if (!strcmp(section, "sweep"))
@@ -461,6 +468,9 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
     }
     if (!section[0])
         return fail(c, "'%s' before any section ([sweep], [workload NAME], [axis NAME])", DV_ESC(name)), 0;
+    /* inih hands an indented line on as more of the key before it */
+    c->continued = r->indented && !strcmp(r->last_key, name);
+    snprintf(r->last_key, sizeof r->last_key, "%s", name);
     sweep_list items = {NULL, 0};
     bool ok = split_list(c, value, &items) && set_key(c, name, value, &items);
     list_free(&items);
@@ -469,7 +479,7 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
 
 static dv_status parse_ini(parse_ctx *c, const char *text, size_t len)
 {
-    spec_reader r = {text, text + len, c, ""};
+    spec_reader r = {text, text + len, c, "", "", false};
     int rc = ini_parse_stream(ini_read, &r, ini_entry, &r);
     if (c->failed)
         return c->err->status;
@@ -513,6 +523,11 @@ static bool json_value(parse_ctx *c, const char *key, const cJSON *v)
     sweep_list items = {NULL, 0};
     bool ok = true;
     buf[0] = '\0';
+    size_t k;
+    for (k = 0; k < sizeof keys / sizeof keys[0] && strcmp(keys[k].name, key) != 0; k++)
+        ;
+    if (k == sizeof keys / sizeof keys[0]) /* not a key of any section: a name not to print raw */
+        return fail(c, "no key '%s' in a sweep spec", DV_ESC(key));
     if (cJSON_IsArray(v) && !strcmp(key, "range") && cJSON_GetArraySize(v) >= 2) {
         size_t n = 0;
         for (const cJSON *e = v->child; e && ok; e = e->next) {
