@@ -66,6 +66,11 @@ def metric(rows, x, y, by=("workload", "chip"), where=None, out=None, logx=False
         pts[r[x]] = r[y]
     fig = _figure(size, dpi)
     ax = fig.add_subplot()
+    if len(lines) > 10:  # past the default cycle's ten colours
+        import matplotlib
+
+        cmap = matplotlib.colormaps["tab20"]
+        ax.set_prop_cycle(color=[cmap(i % 20) for i in range(len(lines))])
     for key, pts in sorted(lines.items(), key=lambda kv: str(kv[0])):
         xs = sorted(pts)
         ax.plot(xs, [pts[v] for v in xs], marker="o", label=_label(by, key))
@@ -148,8 +153,11 @@ def roofline(rows, where=None, by=("workload",), out=None, title=None, size=(6.4
     xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
     for peak, bw in sorted({(p[2], p[3]) for p in pts}):
         ax.plot(xs, [min(peak, x * bw / 1e3) for x in xs], color="grey", lw=1, alpha=0.7)
-        ax.annotate(f"{peak:.0f} TFLOPS, {bw:.0f} GB/s", (hi, peak), fontsize="xx-small", ha="right", va="bottom",
-                    color="grey")
+    for peak in sorted({p[2] for p in pts}):  # each roof named once: the Cube's on the right, HBM's on the left
+        ax.annotate(f"{peak:.0f} TFLOPS", (hi, peak), fontsize="xx-small", ha="right", va="bottom", color="grey")
+    for bw in sorted({p[3] for p in pts}):
+        ax.annotate(f"{bw:.0f} GB/s", (lo, lo * bw / 1e3), fontsize="xx-small", ha="left", va="bottom", color="grey",
+                    rotation=20)
     groups = {}
     for p in pts:
         groups.setdefault(tuple(p[4][b] for b in by), []).append(p)

@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(n == sweep_spec_count(&back), "%zu jobs, read back %zu", n, sweep_spec_count(&back));
     if (n <= 4096) {
         sweep_jobs a, b;
-        FUZZ_CHECK(sweep_expand(&s, &a, &err) == DV_OK && sweep_expand(&back, &b, &err) == DV_OK, "expand: %s",
-                   err.msg);
+        FUZZ_CHECK(sweep_expand(&s, &a, &err) == DV_OK && sweep_expand(&back, &b, &err) == DV_OK,
+                   "expand: %s", err.msg);
         for (size_t i = 0; i < n; i++) {
             FUZZ_CHECK(strcmp(a.jobs[i].hash, b.jobs[i].hash) == 0, "job %zu: hash %s, read back %s", i,
                        a.jobs[i].hash, b.jobs[i].hash);
