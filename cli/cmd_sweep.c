@@ -346,13 +346,22 @@ static int list_jobs(const sweep_ctx *c)
         dv_error err = {DV_OK, ""};
         if (sweep_job_argv(&c->spec, j, &argv, &argc, &err) != DV_OK)
             return cli_fail(&err);
-        printf("%zu %s%s dvsim", j->id, j->hash, j->primary != j->id ? " (repeats the one above)" : "");
+        if (j->primary != j->id)
+            printf("%zu %s (repeats job %zu) dvsim", j->id, j->hash, j->primary);
+        else
+            printf("%zu %s dvsim", j->id, j->hash);
         for (int a = 0; a < argc; a++)
             printf(" %s", argv[a]);
         printf("\n");
         sweep_argv_free(argv);
     }
     return 0;
+}
+
+/* The progress line: when stderr is a terminal, or DVSIM_PROGRESS is set (as dvsim run's; the tests). */
+static bool progress_on(void)
+{
+    return isatty(2) || getenv("DVSIM_PROGRESS");
 }
 
 /* --task DIR --job ID | --slice I/N: a worker of --parallel or --slurm. */
@@ -419,13 +428,19 @@ int cmd_sweep(int argc, char **argv)
         c.retry_failed = o.retry;
         sweep_tally t = {0};
         rc = sweep_backend_run(&c, o.backend, (unsigned)o.workers, (unsigned)o.tasks, &o.slurm,
-                               !o.quiet && isatty(2), &t);
+                               !o.quiet && progress_on(), &t);
         if (!rc && !(o.backend == SWEEP_SLURM && !o.slurm.wait)) {
+            size_t runs = 0; /* the jobs that are not repeats of another */
+            for (size_t i = 0; i < c.jobs.count; i++)
+                runs += c.jobs.jobs[i].primary == i;
+            char distinct[64] = "";
+            if (runs != c.jobs.count)
+                snprintf(distinct, sizeof distinct, " (%zu distinct runs)", runs);
             if (!o.quiet)
                 fprintf(stderr,
-                        "dvsim sweep: %zu jobs: %zu finished before, %zu run (%zu failed) in %.2f s (%.1f "
+                        "dvsim sweep: %zu jobs%s: %zu finished before, %zu run (%zu failed) in %.2f s (%.1f "
                         "jobs/s); %s/results.csv\n",
-                        c.jobs.count, t.skipped, t.ran, t.failed, t.seconds,
+                        c.jobs.count, distinct, t.skipped, t.ran, t.failed, t.seconds,
                         t.seconds > 0 ? (double)t.ran / t.seconds : 0.0, c.dir);
             rc = sweep_merge(&c, o.quiet);
         } else if (rc > 128 && rc < 160) {

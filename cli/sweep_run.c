@@ -155,6 +155,7 @@ static void child(const sweep_ctx *c, const sweep_job *j)
 {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    unsetenv("DVSIM_PROGRESS"); /* the job's log holds what it says, not a progress line */
     char dir[SWEEP_JOB_DIR_MAX];
     sweep_job_dir(c, j, dir, sizeof dir);
     char **argv;

@@ -20,7 +20,9 @@ bad=$(grep -c ",failed,65,.*is for coupled cores" "$work/l1/results.csv")
 [ "$ok" -eq 45 ] && [ "$bad" -eq 15 ] || fail "$ok ok and $bad failed rows, not 45 and 15"
 echo "--local 1: 60 rows, 45 ok, 15 failed with exit 65 and the message"
 
-"$dvsim" sweep "$spec" --out "$work/l2" --local 2 --quiet
+DVSIM_PROGRESS=1 "$dvsim" sweep "$spec" --out "$work/l2" --local 2 2> "$work/l2.err"
+grep -q '60/60 done (15 failed), [0-9]* jobs/s, ETA 0m00s' "$work/l2.err" || fail "no progress line: $(cat "$work/l2.err")"
+grep -q '^dvsim sweep: 60 jobs: 0 finished before, 60 run (15 failed) in ' "$work/l2.err" || fail "no summary line"
 cmp "$work/l1/results.csv" "$work/l2/results.csv" || fail "--local 2 differs from --local 1"
 cmp "$work/l1/results.json" "$work/l2/results.json" || fail "--local 2's results.json differs"
 echo "--local 2: the same results.csv and results.json"
