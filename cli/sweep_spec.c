@@ -447,7 +447,8 @@ static int ini_entry(void *user, const char *section, const char *name, const ch
 {
     spec_reader *r = user;
     parse_ctx *c = r->c;
-    if (c->failed)
+    if (c->failed || !section || !name ||
+        !value) /* inih passes none NULL (said for gcc's -fsanitize build) */
         return 0;
     if (strcmp(section, r->section) != 0) {
         snprintf(r->section, sizeof r->section, "%s", section);
