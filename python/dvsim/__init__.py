@@ -140,8 +140,9 @@ def sweep(spec, out=None, local=None, parallel=None, slurm=None, slurm_wait=True
           quiet=True, frame=None):
     """Runs dvsim sweep on spec (a path to an .ini or .json spec, or the spec as a dict, the
     JSON form of docs/sweeps.md) into folder out (default: a new temporary folder) with one
-    backend: local=N processes (the default: one per CPU), parallel=N (GNU parallel) or
-    slurm=TASKS (a job array; slurm_wait: wait for it and merge).  Returns load(out, frame).
+    backend: local=N processes (the default: one per CPU), parallel=N or True (GNU parallel) or
+    slurm=TASKS or True (a job array; slurm_wait: wait for it and merge; without it, None is
+    returned: dvsim.load(out) after dvsim sweep --merge).  Returns load(out, frame).
     Jobs that failed are rows with status 'failed'; a bad spec or a failed backend raises
     DvsimError."""
     if out is None:
@@ -156,10 +157,10 @@ def sweep(spec, out=None, local=None, parallel=None, slurm=None, slurm_wait=True
             json.dump(spec, f, indent=1)
         spec = path
     cmd = [executable(), "sweep", spec, "--out", out]
-    if parallel:
-        cmd.append(f"--parallel={parallel}")
+    if parallel:  # True: GNU parallel's own job count (dvsim's default, a job per CPU)
+        cmd.append("--parallel" if parallel is True else f"--parallel={int(parallel)}")
     elif slurm:
-        cmd += [f"--slurm={slurm}"] + (["--slurm-wait"] if slurm_wait else [])
+        cmd += ["--slurm" if slurm is True else f"--slurm={int(slurm)}"] + (["--slurm-wait"] if slurm_wait else [])
     elif local:
         cmd += ["--local", str(local)]
     if retry_failed:

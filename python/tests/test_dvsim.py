@@ -106,6 +106,31 @@ def test_sweep_resumes(swept):
     assert {p: os.stat(p).st_mtime_ns for p in out.glob("jobs/*/status.json")} == before
 
 
+def test_sweep_kernel_args(tmp_path, monkeypatch):
+    """A kernel workload with an axis over one of its arguments, a relative path made absolute,
+    through GNU parallel when it is installed; each row's cycles those of dvsim.run."""
+    monkeypatch.chdir(ROOT)
+    spec = {"chips": ["ascend910"], "metrics": ["chip.cycles"],
+            "workloads": [{"name": "vadd", "kernel": "kernels/samples/vadd.dvs", "args": {"n": 16384},
+                           "gms": {"x": "random:f16:32768:1", "y": "random:f16:32768:2", "z": "zeros:65536"}}],
+            "axes": [{"name": "n", "arg": "n", "values": [16384, 32768]}]}
+    import shutil
+    rows = dvsim.sweep(spec, out=str(tmp_path / "k.sweep"), parallel=True if shutil.which("parallel") else None,
+                       frame=False)
+    assert [r["n"] for r in rows] == [16384, 32768] and all(r["status"] == "ok" for r in rows)
+    for r in rows:
+        s = dvsim.run(VADD, args={"n": r["n"]}, gms=spec["workloads"][0]["gms"], data=False)
+        assert r["chip.cycles"] == s["cycles"]
+    assert rows[0]["chip.cycles"] < rows[1]["chip.cycles"]
+
+
+def test_sweep_bad_spec(tmp_path):
+    with pytest.raises(dvsim.DvsimError) as e:
+        dvsim.sweep({"workloads": [{"name": "a", "op": "add"}],
+                     "axes": [{"name": "x", "key": "buffer.nope", "values": [1]}]}, out=str(tmp_path / "b"))
+    assert e.value.code == 78 and "unknown config key" in str(e.value)
+
+
 def test_load_pandas(swept):
     pandas = pytest.importorskip("pandas")
     _, out = swept
