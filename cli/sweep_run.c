@@ -16,6 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A child's exit when another process holds its job (dvsim run never exits 75). */
+enum { SWEEP_BUSY = 75 };
+
 void sweep_job_dir(const sweep_ctx *c, const sweep_job *j, char *buf, size_t size)
 {
     snprintf(buf, size, "%s/jobs/%s", c->dir, c->jobs.jobs[j->primary].hash);
@@ -163,6 +166,14 @@ static void child(const sweep_ctx *c, const sweep_job *j)
     if (make_dir(dir) || sweep_job_argv(&c->spec, j, &argv, &argc, NULL) != DV_OK)
         _exit(74);
     char log[4096];
+    /* Another sweep of this folder (a second --local, a Slurm array over it) may be at this
+     * job: the one holding DIR/.lock runs it, the others leave it (a POSIX record lock, which
+     * goes with the process however it ends). */
+    snprintf(log, sizeof log, "%s/.lock", dir);
+    int lock = open(log, O_RDWR | O_CREAT, 0666);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (lock < 0 || fcntl(lock, F_SETLK, &fl) != 0 || sweep_job_done(c, j))
+        _exit(SWEEP_BUSY);
     snprintf(log, sizeof log, "%s/status.json", dir);
     unlink(log);
     snprintf(log, sizeof log, "%s/log.txt", dir);
@@ -216,6 +227,10 @@ static void progress_line(const sweep_tally *t, size_t todo, double t0)
 static void reap(sweep_ctx *c, size_t id, int ws, sweep_tally *t)
 {
     int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (rc == SWEEP_BUSY) { /* run (or just finished) by another sweep of the folder */
+        t->skipped++;
+        return;
+    }
     if (stopped_rc(rc)) {
         t->stopped++;
         return;

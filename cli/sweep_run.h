@@ -4,7 +4,8 @@
  *
  * DIR/sweep.json   the canonical spec (sweep_spec_json): workers and --merge expand it again
  * DIR/jobs/HASH/   one job: stats.json, config.ini (dvsim run --out), log.txt (its stderr,
- *                  when it said anything), status.json {"exit": N, "message": "..."}
+ *                  when it said anything), status.json {"exit": N, "message": "..."}, .lock (held
+ *                  by the process running it: two sweeps of one folder never run a job twice)
  * DIR/results.csv, DIR/results.json   one row per job, in the order of the expansion
  *
  * A job is finished when its status.json exists: written by the job itself

@@ -73,3 +73,21 @@ rm "$work/l2/results.csv"
 "$dvsim" sweep --merge "$work/l2" --quiet
 cmp "$work/l1/results.csv" "$work/l2/results.csv" || fail "--merge differs"
 echo "--merge: the same results.csv"
+
+# A job another process holds (its DIR/jobs/HASH/.lock, as a second sweep of the folder would)
+# is left to it: no status, not run; once free it runs.
+job=$(sed -n 2p "$work/l1/results.csv" | cut -d, -f2)
+rm -rf "$work/lock" && mkdir -p "$work/lock/jobs/$job"
+python3 - "$work/lock/jobs/$job/.lock" "$dvsim" "$spec" "$work/lock" <<'PY' || fail "a held job ran"
+import fcntl, subprocess, sys
+lock, dvsim, spec, out = sys.argv[1:]
+with open(lock, "w") as f:
+    fcntl.lockf(f, fcntl.LOCK_EX)
+    r = subprocess.run([dvsim, "sweep", spec, "--out", out, "--local", "2"], capture_output=True, text=True)
+    assert "60 jobs: 1 finished before, 59 run" in r.stderr, r.stderr
+PY
+[ ! -e "$work/lock/jobs/$job/status.json" ] || fail "the held job has a status"
+"$dvsim" sweep "$spec" --out "$work/lock" --local 2 2> "$work/lock.err"
+grep -q "60 jobs: 59 finished before, 1 run" "$work/lock.err" || fail "the freed job did not run: $(cat "$work/lock.err")"
+cmp "$work/l1/results.csv" "$work/lock/results.csv" || fail "results.csv differs after the held job"
+echo "a job held by another process is left to it, and runs once free"
