@@ -27,11 +27,15 @@ static void csv_field(dv_buf *b, const char *s, bool last)
     dv_buf_puts(b, last ? "\n" : ",");
 }
 
-/* The shortest decimal that reads back as v. */
+/* The shortest decimal that reads back as v; a whole number (a count) with all its digits. */
 static void number_text(double v, char *buf, size_t size)
 {
     if (!isfinite(v)) {
         snprintf(buf, size, "nan");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, size, "%.0f", v);
         return;
     }
     for (int prec = 6; prec <= 17; prec++) {
