@@ -19,6 +19,8 @@ static const cli_command commands[] = {
      cmd_profile, cmd_profile_help},
     {"diff", "compare two runs (--out folders or stats/profile JSON): what moved per metric and line",
      cmd_diff, cmd_diff_help},
+    {"sweep", "run a design-space sweep (a local pool, GNU parallel or Slurm) into results.csv", cmd_sweep,
+     cmd_sweep_help},
     {"viz", "run with a live window of the pipes (SDL2), or render its frames to PNG", cmd_viz, cmd_viz_help},
     {"ops", "list the operators (their variants, dtypes and shape parameters)", cmd_ops, cmd_ops_help},
     {"bench", "measure the simulator's own speed on fixed workloads, next to the host's GEMM rate", cmd_bench,

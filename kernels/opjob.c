@@ -73,6 +73,21 @@ static void figures(dv_opjob_result *o)
     o->cycles = o->total.cycles;
 }
 
+/* The Cube's side of a roofline of the runs (dvsim sweep, python/dvsim/plot.py):
+ * its MACs and the FLOP rate they make over the last launch's cycles, next
+ * to the chip's fp16 peak (the roof). */
+static void add_cube_stats(dv_opjob_result *o, const dv_chip_config *cfg)
+{
+    const dv_stat *cyc = dv_stats_find(&o->stats, "chip.cycles");
+    double secs = cyc && cfg->clock_mhz ? cyc->value / ((double)cfg->clock_mhz * 1e6) : 0;
+    dv_stats_add(&o->stats, "MACs", "Cube multiply-accumulates of the last launch", (double)o->macs, true,
+                 "op.cube_macs");
+    dv_stats_add(&o->stats, "TFLOPS", "Cube FLOP rate of the last launch: 2 x MACs / its run time",
+                 secs > 0 ? 2.0 * (double)o->macs / secs / 1e12 : 0, false, "op.cube_tflops");
+    dv_stats_add(&o->stats, "TFLOPS", "the chip's fp16 Cube peak (the roof)",
+                 dv_config_peak_fp16_flops(cfg) / 1e12, false, "op.peak_fp16_tflops");
+}
+
 dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -119,6 +134,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
         return st;
     add_operator_stats(out);
     figures(out);
+    add_cube_stats(out, job->cfg);
     return DV_OK;
 }
 

@@ -2,7 +2,7 @@
 # fuzz.sh - run a dvsim libFuzzer harness for a long session, by hand.
 #
 # usage: scripts/fuzz.sh [-b BUILDDIR] [-t SECONDS] [-j JOBS] NAME [LIBFUZZER_OPTION...]
-#   NAME      elf, asm, decode, config, pmu, baseline, shape or gmspec (tests/fuzz/fuzz_NAME.c)
+#   NAME      elf, asm, decode, config, pmu, baseline, shape, gmspec or sweepspec (tests/fuzz/fuzz_NAME.c)
 #   -b DIR    meson build directory with the fuzzers (default: SOURCE/build; needs clang,
 #             see the 'fuzz' option); the fuzzer is rebuilt first
 #   -t SECS   stop after this many seconds (default 600)

@@ -21,6 +21,16 @@ fi
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
 
+# The Python package (python/dvsim; docs/sweeps.md): a .pth file in the user
+# site-packages puts this checkout's python/ on the path of Debian's python3,
+# so `import dvsim` works from any folder; the package loads this checkout's
+# build/cli/libdvsim.so.  (Or, without it: export PYTHONPATH=$PWD/python.)
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+if site=$("$py" -m site --user-site 2> /dev/null); then
+    mkdir -p "$site" && echo "$PWD/python" > "$site/dvsim.pth" && echo "python3: import dvsim from $PWD/python ($site/dvsim.pth)"
+fi
+
 # The main job: a 1024 x 1024 x 1024 fp16 matmul (the double-buffered kernel)
 # on all cores of the default chip (ascend910), checked against the CPU
 # reference, with the report of where the cycles went.
