@@ -26,9 +26,9 @@ static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
                                      "s8-deq", "s8-vdeq", "s8-req",   NULL};
 static const dv_operator_param params[] = {
-    {"M", 1024, 1, 65535, "rows of A and C"},
-    {"N", 1024, 1, 65535, "columns of B and C"},
-    {"K", 1024, 1, 65535, "columns of A, rows of B"},
+    {"M", 1024, 1, 1048576, "rows of A and C"},
+    {"N", 1024, 1, 1048576, "columns of B and C"},
+    {"K", 1024, 1, 1048576, "columns of A, rows of B"},
     {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
     {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
     {NULL, 0, 0, 0, NULL},
@@ -57,6 +57,23 @@ typedef struct mm_state {
 static float base_scale(uint64_t k)
 {
     return (float)(3.0 / (16384.0 * sqrt((double)k)));
+}
+
+/* The plan as figures: op.plan.* in the statistics and --json. */
+static void mm_plan_figures(dv_opr_run *r, const mm_tiling *t)
+{
+    dv_opr_plan(r, "blocks", "block_dim", (double)t->blocks);
+    dv_opr_plan(r, "tiles", "output tiles in all", (double)t->tiles);
+    dv_opr_plan(r, "tiles_per_block", "tiles per block", (double)t->tpb);
+    dv_opr_plan(r, "tile_m", "tile rows (L0C base block)", (double)t->mt);
+    dv_opr_plan(r, "tile_n", "tile columns (L0C base block)", (double)t->nt);
+    dv_opr_plan(r, "k_l1", "K per L1 chunk", (double)t->kl1);
+    dv_opr_plan(r, "k_l0", "K per L0 step", (double)t->kl0);
+    dv_opr_plan(r, "a_chunked", "1: A streams in L1 chunks with B; 0: an A panel of all K",
+                (double)t->achunk);
+    dv_opr_plan(r, "a_panel_reuse", "1: the A panel is kept across a tile row", (double)t->reuse);
+    dv_opr_plan(r, "l1_buffers", "L1 buffers per operand (multi-buffer depth)", t->l1bstep ? 2 : 1);
+    dv_opr_plan(r, "model_cycles", "the tiling model's estimate of the plan", t->est_cycles);
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -89,8 +106,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const char *const ins[] = {"f16", "bf16", "s8"};
     static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
     char kernel[64];
-    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s", names[p->variant], ins[p->dt], outs[p->out],
-             r->cfg->split ? "_aic" : "");
+    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
+             t->achunk ? "_ak" : "", r->cfg->split ? "_aic" : "");
     if ((st = dv_opr_use_kernel(r, blobs[p->variant], kernel, err)) != DV_OK)
         return st;
 
@@ -150,12 +167,15 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
     };
     snprintf(r->tiling, sizeof r->tiling,
-             "%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; A panel %s; "
-             "%s buffers",
+             "%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
+             "%s buffers; model %.0f cycles",
              (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
              (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
-             t->reuse ? "kept across a tile row" : "reloaded per tile",
-             p->variant == MM_DB ? "double" : "single");
+             t->achunk  ? "A in chunks with B"
+             : t->reuse ? "A panel kept across a tile row"
+                        : "A panel reloaded per tile",
+             p->variant == MM_DB ? "double" : "single", t->est_cycles);
+    mm_plan_figures(r, t);
     return DV_OK;
 }
 

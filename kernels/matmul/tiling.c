@@ -42,12 +42,22 @@ static uint64_t ub_bytes(mm_out o)
 static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
 {
     uint64_t kp = opc_round_up(p->k, t->k0);
-    uint64_t panel = t->mt * kp * t->es;
-    uint64_t bchunk = t->nt * t->kl1 * t->es;
+    uint64_t bchunk = opc_round_up(t->nt * t->kl1 * t->es, 32);
     uint64_t table = p->out == MM_OUT_VDEQ ? opc_round_up(p->n * 8, 32) : 0;
-    t->l1b = opc_round_up(panel, 32);
-    t->l1bstep = nbuf == 2 ? opc_round_up(bchunk, 32) : 0;
-    t->l1tab = t->l1b + opc_round_up(bchunk, 32) * nbuf;
+    if (t->achunk) {
+        /* Each L1 buffer holds a chunk of B and, after it, the same chunk
+         * of A (Mt x kl1): A streams with B, K is not bounded by L1. */
+        uint64_t region = bchunk + opc_round_up(t->mt * t->kl1 * t->es, 32);
+        t->aoff = bchunk;
+        t->l1b = 0;
+        t->l1bstep = nbuf == 2 ? region : 0;
+        t->l1tab = region * nbuf;
+    } else {
+        t->aoff = 0;
+        t->l1b = opc_round_up(t->mt * kp * t->es, 32);
+        t->l1bstep = nbuf == 2 ? bchunk : 0;
+        t->l1tab = t->l1b + bchunk * nbuf;
+    }
     if (t->l1tab + table > cfg->l1_bytes)
         return false;
     uint64_t l0a = t->mt * t->kl0 * t->es, l0b = t->kl0 * t->nt * t->es;
@@ -89,7 +99,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* A block's tiles are consecutive in row-major order: it loads the A
      * panel once per tile row it touches (every tile when not reused); the
      * panel's load shows, since the row's first tile waits for it. */
-    double rows = t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
+    double rows = t->achunk ? 0 : t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
     double panel = rows * mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
     /* MTE2: the B chunks, each a DMA with its head and GM latency
      * (dv_xfer_cycles, the model's own cost). */
@@ -97,7 +107,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double chunk =
         (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1),
                                cfg->dma_head_cycles, true, cfg->gm_latency, cfg->gm_full_bw_bytes);
-    double mte2 = chunks * chunk;
+    /* A in chunks (achunk): a second DMA per chunk, in the same stream. */
+    double achunk = t->achunk ? (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * mt * es),
+                                                       dv_path_bw(cfg, DV_PATH_GM_L1), cfg->dma_head_cycles,
+                                                       true, cfg->gm_latency, cfg->gm_full_bw_bytes)
+                              : 0;
+    double mte2 = chunks * (chunk + achunk);
     /* MTE1: bytes plus the start-up of each load2d: one per K fractal for
      * A, and for B one per K fractal (f16, bf16: transposed fractal by
      * fractal) or one per step (s8: the step's kfr x n1 fractals at once). */
@@ -114,7 +129,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double kfr = (double)t->kl0 / (double)t->k0;
     double step_cube = cube / steps, per_step_insns = (t->es == 1 ? kfr + 1 : 2 * kfr) + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
-    double first = opc_max_d(0, chunk - hidden);
+    double first = opc_max_d(0, chunk + achunk - hidden);
     /* The Scalar unit, counted on the main path of the disassembly of
      * db.dvs (dvsim asm kernels/matmul/db.dvs -I kernels/lib -I
      * kernels/matmul, then dvsim disasm): matmul_db_f16_f16, its _aic twin
@@ -150,8 +165,14 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double n1 = nt / 16;
     double out_s = cfg->split ? opc_scalar_cycles(cfg, 11, 2, 4, 1, 0, 0)
                               : opc_scalar_cycles(cfg, 19 + 8 * n1, 4 + 2 * n1, 7 + 2 * n1, 1, 0, 2 * n1 - 2);
+    /* The _ak kernels (A in chunks): per step, A's base in its B buffer is
+     * 1 ALU and 2 loads more (mm_load_l0); each chunk loads A (mm_load_l1,
+     * its address 1 mul fewer and 2 loads more than the panel's). */
+    double where = t->achunk ? steps * opc_scalar_cycles(cfg, 1, 0, 0, 2, 0, 0) +
+                                   chunks * (apanel_s + opc_scalar_cycles(cfg, 0, 0, 0, 2, 0, 0))
+                             : 0;
     double scalar = opc_scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
-                    rows / (double)t->tpb * chunks * apanel_s;
+                    rows / (double)t->tpb * chunks * apanel_s + where;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
@@ -172,6 +193,43 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
+}
+
+/* The best candidate with A in chunks (ac) from ac_lo to ac_hi into *t;
+ * false if none fits. */
+static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *base, unsigned nbuf,
+                   uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t)
+{
+    bool found = false;
+    for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
+        for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
+            for (uint64_t kl0 = base->k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base->k0); kl0 *= 2)
+                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
+                    if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
+                        (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
+                        continue;
+                    /* The L0 halves alternate within a chunk: a chunk of one
+                     * step would never overlap MTE1 with the Cube. */
+                    if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
+                        continue;
+                    for (uint64_t ac = ac_lo; ac <= ac_hi; ac++) {
+                        mm_tiling c = *base;
+                        c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = !ac, c.achunk = ac;
+                        finish(p, &c, cfg->cores);
+                        if (!layout(cfg, p, &c, nbuf))
+                            continue;
+                        c.est_cycles = estimate(cfg, p, &c);
+                        /* Ties go to the larger tile (fewer instructions),
+                         * then to the A panel (A read once per tile row). */
+                        if (!found || c.est_cycles < t->est_cycles * 0.999 ||
+                            (c.est_cycles <= t->est_cycles * 1.001 &&
+                             c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
+                            *t = c;
+                            found = true;
+                        }
+                    }
+                }
+    return found;
 }
 
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
@@ -202,49 +260,27 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         t->kl0 = t->kl1 = opc_round_up(64, t->k0);
         t->reuse = 0;
         finish(p, t, cores);
-        if (!layout(cfg, p, t, 1))
-            return dv_error_set(err, DV_ERR_INPUT,
-                                "matmul: K=%llu is too deep for %s: the A panel (64 x K) does not fit L1",
-                                (unsigned long long)p->k, cfg->name);
+        if (!layout(cfg, p, t, 1)) {
+            t->achunk = 1; /* K too deep for the 64 x K panel: A in chunks */
+            if (!layout(cfg, p, t, 1))
+                return dv_error_set(err, DV_ERR_INPUT, "matmul: the 64 x 64 tiles do not fit %s's buffers",
+                                    cfg->name);
+        }
         t->est_cycles = estimate(cfg, p, t);
         return DV_OK;
     }
-    bool found = false;
-    for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
-        for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
-            for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base.k0); kl0 *= 2)
-                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
-                    if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
-                        (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
-                        continue;
-                    /* The L0 halves alternate within a chunk: a chunk of one
-                     * step would never overlap MTE1 with the Cube. */
-                    if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
-                        continue;
-                    mm_tiling c = base;
-                    c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = 1;
-                    finish(p, &c, cores);
-                    if (!layout(cfg, p, &c, nbuf))
-                        continue;
-                    c.est_cycles = estimate(cfg, p, &c);
-                    /* Ties go to the larger tile (fewer instructions). */
-                    if (!found || c.est_cycles < t->est_cycles * 0.999 ||
-                        (c.est_cycles <= t->est_cycles * 1.001 &&
-                         c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
-                        *t = c;
-                        found = true;
-                    }
-                }
+    /* The single-buffer plans stream A only when its panel does not fit:
+     * with one buffer an A chunk's load cannot hide behind the Cube. */
+    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t);
+    if (!found && nbuf == 1)
+        found = search(cfg, p, &base, nbuf, nstep, 1, 1, t);
     if (!found && (p->force_mt || p->force_nt))
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt, cfg->name);
     if (!found)
-        return dv_error_set(
-            err, DV_ERR_INPUT,
-            "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "
-            "x K must fit L1: K <= %llu)",
-            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
-            (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers",
+                            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k,
+                            cfg->name);
     return DV_OK;
 }
