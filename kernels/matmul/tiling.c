@@ -178,13 +178,18 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * the DMA head of the next. */
     double head = (double)cfg->cube_head_cycles, dma = (double)cfg->dma_head_cycles;
     double per_tile;
-    if (p->variant == MM_DB)
-        per_tile = opc_max_d(opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)), scalar) + first;
-    else if (p->variant == MM_PIPELINED)
+    /* db: a tile's last chunk fetches the next tile's first (mm.inc's
+     * mm_prefetch_next), so a block waits for a first chunk once, and
+     * again per tile row whose new A panel must wait for the old one. */
+    double firsts = 0;
+    if (p->variant == MM_DB) {
+        per_tile = opc_max_d(opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)), scalar);
+        firsts = (t->achunk ? 1 : t->reuse ? rows : (double)t->tpb) * first;
+    } else if (p->variant == MM_PIPELINED)
         per_tile = opc_max_d(opc_max_d(cube + mte1, mte2), scalar) + outc + steps * head;
     else
         per_tile = cube + mte2 + mte1 + outc + scalar + steps * (head + dma);
-    return (double)t->tpb * per_tile + panel;
+    return (double)t->tpb * per_tile + firsts + panel;
 }
 
 static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
