@@ -60,7 +60,7 @@ static float base_scale(uint64_t k)
 }
 
 /* The plan as figures: op.plan.* in the statistics and --json. */
-static void mm_plan_figures(dv_opr_run *r, const mm_tiling *t)
+static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t)
 {
     dv_opr_plan(r, "blocks", "block_dim", (double)t->blocks);
     dv_opr_plan(r, "tiles", "output tiles in all", (double)t->tiles);
@@ -73,6 +73,8 @@ static void mm_plan_figures(dv_opr_run *r, const mm_tiling *t)
                 (double)t->achunk);
     dv_opr_plan(r, "a_panel_reuse", "1: the A panel is kept across a tile row", (double)t->reuse);
     dv_opr_plan(r, "l1_buffers", "L1 buffers per operand (multi-buffer depth)", t->l1bstep ? 2 : 1);
+    dv_opr_plan(r, "a_reads", "times MTE2 reads A over (the plan's arithmetic)", mm_a_reads(&s->p, t));
+    dv_opr_plan(r, "b_reads", "times MTE2 reads B over (the plan's arithmetic)", mm_b_reads(&s->p, t));
     dv_opr_plan(r, "model_cycles", "the tiling model's estimate of the plan", t->est_cycles);
 }
 
@@ -175,7 +177,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
              : t->reuse ? "A panel kept across a tile row"
                         : "A panel reloaded per tile",
              p->variant == MM_DB ? "double" : "single", t->est_cycles);
-    mm_plan_figures(r, t);
+    mm_plan_figures(r, s, t);
     return DV_OK;
 }
 

@@ -89,6 +89,18 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
     return true;
 }
 
+/* How many times MTE2 reads A and B over: A once per tile of a tile row
+ * unless its panel stays, B once per tile row. */
+double mm_a_reads(const mm_problem *p, const mm_tiling *t)
+{
+    return t->reuse ? 1 : (double)opc_ceil_div(p->n, t->nt);
+}
+
+double mm_b_reads(const mm_problem *p, const mm_tiling *t)
+{
+    return (double)opc_ceil_div(p->m, t->mt);
+}
+
 /* Cycles of the model for one candidate. */
 static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
 {
@@ -189,7 +201,16 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
         per_tile = opc_max_d(opc_max_d(cube + mte1, mte2), scalar) + outc + steps * head;
     else
         per_tile = cube + mte2 + mte1 + outc + scalar + steps * (head + dma);
-    return (double)t->tpb * per_tile + firsts + panel;
+    double core = (double)t->tpb * per_tile + firsts + panel;
+    /* The chip: every block's MTE2 reads pass the L2 (memory.l2_bw_ratio x
+     * HBM), and what is not in the L2 yet comes from HBM: A and B once
+     * while they fit the L2, every read when they do not. */
+    double reads =
+        mm_a_reads(p, t) * (double)(p->m * p->k) * es + mm_b_reads(p, t) * (double)(p->k * p->n) * es;
+    double distinct = (double)(p->m * p->k + p->k * p->n) * es;
+    double hbm = (distinct > (double)cfg->l2_bytes ? reads : distinct) / (double)cfg->hbm_bytes_per_cycle;
+    double l2 = reads / ((double)cfg->hbm_bytes_per_cycle * (double)cfg->l2_bw_ratio);
+    return opc_max_d(core, opc_max_d(hbm, l2));
 }
 
 static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
@@ -198,6 +219,30 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
+}
+
+/* B's rows in a tile: whole L2 lines (or all of N), so that no line is
+ * shared by two tiles that cores read at once (memory/dv_gmsys.c
+ * serialises them). */
+static bool lines_whole(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
+{
+    uint64_t lb = cfg->l2_line_bytes ? cfg->l2_line_bytes : 1;
+    return t->nt >= p->n || (t->nt * t->es) % lb == 0;
+}
+
+/* c better than t: a lower estimate; within 0.1% (bound by the same
+ * resource, e.g. HBM), whole lines, then the larger tile (fewer
+ * instructions); a full tie keeps t, so the A panel wins over A chunks. */
+static bool better(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *c, const mm_tiling *t)
+{
+    if (c->est_cycles < t->est_cycles * 0.999)
+        return true;
+    if (c->est_cycles > t->est_cycles * 1.001)
+        return false;
+    bool cl = lines_whole(cfg, p, c), tl = lines_whole(cfg, p, t);
+    if (cl != tl)
+        return cl;
+    return c->mt * c->nt * c->kl1 > t->mt * t->nt * t->kl1;
 }
 
 /* The best candidate with A in chunks (ac) from ac_lo to ac_hi into *t;
@@ -224,11 +269,7 @@ static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
                         if (!layout(cfg, p, &c, nbuf))
                             continue;
                         c.est_cycles = estimate(cfg, p, &c);
-                        /* Ties go to the larger tile (fewer instructions),
-                         * then to the A panel (A read once per tile row). */
-                        if (!found || c.est_cycles < t->est_cycles * 0.999 ||
-                            (c.est_cycles <= t->est_cycles * 1.001 &&
-                             c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
+                        if (!found || better(cfg, p, &c, t)) {
                             *t = c;
                             found = true;
                         }

@@ -34,6 +34,9 @@ typedef struct mm_tiling {
     double est_cycles; /* the model's estimate that chose it */
 } mm_tiling;
 
+/* Times MTE2 reads A, B over under tiling t (the plan's a_reads, b_reads). */
+double mm_a_reads(const mm_problem *p, const mm_tiling *t);
+double mm_b_reads(const mm_problem *p, const mm_tiling *t);
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
