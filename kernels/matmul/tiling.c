@@ -219,6 +219,9 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
+    /* no block without a tile: 24 tiles on 20 cores are 12 blocks of 2 */
+    if (!p->blocks)
+        t->blocks = opc_ceil_div(t->tiles, t->tpb);
 }
 
 /* B's rows in a tile: whole L2 lines (or all of N), so that no line is
