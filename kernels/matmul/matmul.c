@@ -21,16 +21,23 @@
 DV_KERNEL_BLOB(matmul_serial);
 DV_KERNEL_BLOB(matmul_pipelined);
 DV_KERNEL_BLOB(matmul_db);
+DV_KERNEL_BLOB(matmul_layouts_c0);
+DV_KERNEL_BLOB(matmul_layouts_c1);
+DV_KERNEL_BLOB(matmul_layouts_a0);
+DV_KERNEL_BLOB(matmul_layouts_a1);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
                                      "s8-deq", "s8-vdeq", "s8-req",   NULL};
 static const dv_operator_param params[] = {
-    {"M", 1024, 1, 1048576, "rows of A and C"},
-    {"N", 1024, 1, 1048576, "columns of B and C"},
-    {"K", 1024, 1, 1048576, "columns of A, rows of B"},
+    {"M", 1024, 1, 65535, "rows of A and C"},
+    {"N", 1024, 1, 65535, "columns of B and C"},
+    {"K", 1024, 1, 65535, "columns of A, rows of B"},
     {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
     {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
+    {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
+    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
+    {"TB", 0, 0, 1, "1: B given as [N, K], e.g. weights stored out x in (f16, bf16; db; s8's B always is)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -94,6 +101,17 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->blocks = r->blocks_request;
     p->force_mt = dv_opr_param(r, "TM");
     p->force_nt = dv_opr_param(r, "TN");
+    p->batch = dv_opr_param(r, "B");
+    p->ta = dv_opr_param(r, "TA") != 0;
+    p->tb = dv_opr_param(r, "TB") != 0;
+    if (p->dt == 2 && (p->ta || p->tb))
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
+            "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
+    bool layouts = p->batch > 1 || p->ta || p->tb;
+    if (layouts && p->variant != MM_DB)
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA and TB take the db variant");
     if (p->force_mt % 16 || p->force_nt % 16)
         return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
@@ -107,10 +125,17 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const char *const names[] = {"serial", "serial", "pipelined", "db"};
     static const char *const ins[] = {"f16", "bf16", "s8"};
     static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
-    char kernel[64];
-    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
-             t->achunk ? "_ak" : "", r->cfg->split ? "_aic" : "");
-    if ((st = dv_opr_use_kernel(r, blobs[p->variant], kernel, err)) != DV_OK)
+    char kernel[64], lay[8] = "";
+    if (layouts) /* the layouts family: batch, A^T, B^T (s8's native) */
+        snprintf(lay, sizeof lay, "_x%d%d", p->ta ? 1 : 0, p->tb || p->dt == 2 ? 1 : 0);
+    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
+             t->achunk ? "_ak" : "", lay, r->cfg->split ? "_aic" : "");
+    /* the layouts family's four objects: by core kind and A's place */
+    static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
+                                                       {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
+    const dv_kernel_blob *blob =
+        layouts ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0] : blobs[p->variant];
+    if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
     dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
@@ -121,22 +146,33 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
 #include "tiling.def"
 #undef TILING_FIELD
     };
-    if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(p->m * p->k * es, 32), &a, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(p->k * p->n * es, 32), &b, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "c", true, p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
+    uint64_t nb = t->batch;
+    if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(nb * p->m * p->k * es, 32), &a, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(nb * p->k * p->n * es, 32), &b, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "c", true, nb * p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
         (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &rec, err)) != DV_OK)
         return st;
     if (p->out == MM_OUT_VDEQ &&
         (st = dv_opr_tensor_add(r, "scales", false, opc_round_up(p->n * 8, 32), &tab, err)) != DV_OK)
         return st;
     if (in == DV_DT_S8) {
-        dv_opr_fill(r, a, in, p->m * p->k, -128, 127, 0);
-        dv_opr_fill(r, b, in, p->n * p->k, -128, 127, 1);
+        dv_opr_fill(r, a, in, nb * p->m * p->k, -128, 127, 0);
+        dv_opr_fill(r, b, in, nb * p->n * p->k, -128, 127, 1);
     } else {
-        dv_opr_fill(r, a, in, p->m * p->k, -1, 1, 0);
-        dv_opr_fill(r, b, in, p->k * p->n, -1, 1, 1);
+        dv_opr_fill(r, a, in, nb * p->m * p->k, -1, 1, 0);
+        dv_opr_fill(r, b, in, nb * p->k * p->n, -1, 1, 1);
     }
     uint64_t q = 0;
+    if (p->ta) {
+        /* A^T's pad rows past K come from here (mm.inc): up to 16 column
+         * blocks x 15 rows x 32 bytes of zeros */
+        unsigned z;
+        if ((st = dv_opr_tensor_add(r, "zeros", false, 16 * 15 * 32, &z, err)) != DV_OK)
+            return st;
+        if (r->data)
+            memset(dv_opr_gm(r, z), 0, 16 * 15 * 32);
+        q = r->t[z].addr;
+    }
     s->scale = base_scale(p->k);
     if (p->out == MM_OUT_REQ)
         s->scale *= 20;
@@ -160,18 +196,22 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     uint64_t args[] = {r->t[a].addr, r->t[b].addr, r->t[c].addr, r->t[rec].addr, q};
     if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
         return st;
-    double macs = (double)p->m * (double)p->n * (double)p->k;
+    double macs = (double)nb * (double)p->m * (double)p->n * (double)p->k;
     r->work = (dv_opr_work){
         .macs = in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs,
-        .read_bytes = (double)(p->m * p->k + p->k * p->n) * (double)es,
-        .write_bytes = (double)(p->m * p->n * t->oes),
+        .read_bytes = (double)(nb * (p->m * p->k + p->k * p->n)) * (double)es,
+        .write_bytes = (double)(nb * p->m * p->n * t->oes),
         .read_path = DV_PATH_GM_L1,
         .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
     };
+    char lays[80] = "";
+    if (layouts)
+        snprintf(lays, sizeof lays, "kernel %s: %llu matrices, A %s, B %s; ", lay + 1, (unsigned long long)nb,
+                 p->ta ? "[K,M]" : "[M,K]", p->tb || p->dt == 2 ? "[N,K]" : "[K,N]");
     snprintf(r->tiling, sizeof r->tiling,
-             "%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
+             "%s%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
              "%s buffers; model %.0f cycles",
-             (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
+             lays, (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
              (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
              t->achunk  ? "A in chunks with B"
              : t->reuse ? "A panel kept across a tile row"
@@ -230,41 +270,48 @@ typedef struct mm_ref {
     const uint8_t *a, *b, *c;
     const dv_opr_tensor *tab;
     dv_dtype in, outt;
+    uint64_t batch; /* the matrix of the batch being checked */
 } mm_ref;
 
 static void ref_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
 {
     const mm_ref *x = user;
-    uint64_t k = x->s->p.k;
-    ref_load_row(x->a, x->in, i0 * k, rows * k, dst);
+    uint64_t m = x->s->p.m, k = x->s->p.k, base = x->batch * m * k;
+    if (!x->s->p.ta) {
+        ref_load_row(x->a, x->in, base + i0 * k, rows * k, dst);
+        return;
+    }
+    for (uint64_t kk = 0; kk < k; kk++) /* A^T [K, M] */
+        for (uint64_t r = 0; r < rows; r++)
+            dst[r * k + kk] = dv_opr_load(x->a, x->in, base + kk * m + i0 + r);
 }
 
 static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
 {
     const mm_ref *x = user;
-    uint64_t k = x->s->p.k, n = x->s->p.n;
-    if (x->in != DV_DT_S8) {
+    uint64_t k = x->s->p.k, n = x->s->p.n, base = x->batch * k * n;
+    if (x->in != DV_DT_S8 && !x->s->p.tb) {
         for (uint64_t kk = 0; kk < k; kk++)
-            ref_load_row(x->b, x->in, kk * n + j0, cols, dst + kk * ld);
+            ref_load_row(x->b, x->in, base + kk * n + j0, cols, dst + kk * ld);
         return;
     }
     for (uint64_t c = 0; c < cols; c++) /* B^T [N, K] */
         for (uint64_t kk = 0; kk < k; kk++)
-            dst[kk * ld + c] = (int8_t)x->b[(j0 + c) * k + kk];
+            dst[kk * ld + c] = dv_opr_load(x->b, x->in, base + (j0 + c) * k + kk);
 }
 
 static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
                       uint64_t cols, const double *c, const float *sabs, uint64_t ld)
 {
     const mm_ref *x = user;
-    uint64_t ldc = x->s->t.ldc, k = x->s->p.k;
+    uint64_t ldc = x->s->t.ldc, k = x->s->p.k, row0 = x->batch * x->s->p.m + i0; /* C's rows: batch-major */
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t cc = 0; cc < cols; cc++) {
             double want, tol;
             expect(x->s, x->tab, j0 + cc, c[r * ld + cc], sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0,
                    &want, &tol);
-            double got = dv_opr_load(x->c, x->outt, (i0 + r) * ldc + j0 + cc);
-            dv_opr_compare_to(chk, "c", i0 + r, j0 + cc, got, want, tol);
+            double got = dv_opr_load(x->c, x->outt, (row0 + r) * ldc + j0 + cc);
+            dv_opr_compare_to(chk, "c", row0 + r, j0 + cc, got, want, tol);
         }
 }
 
@@ -292,7 +339,12 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
                   .visit = ref_visit,
                   .user = &x,
                   .abs = p->dt != 2};
-    return ref_gemm_check(r, &g, err);
+    for (x.batch = 0; x.batch < s->t.batch; x.batch++) {
+        dv_status st = ref_gemm_check(r, &g, err);
+        if (st != DV_OK || dv_opr_check_stop(r))
+            return st;
+    }
+    return DV_OK;
 }
 
 /* The plain reference: a triple loop in double, sum|a b| exact. */
@@ -307,33 +359,38 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
     const uint8_t *c = dv_opr_gm(r, 2);
     uint64_t m = p->m, n = p->n, k = p->k;
-    /* B as doubles, column-major (contiguous along K for the dot). */
-    double *bt = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
-    if (!bt || !ar) {
-        free(bt);
+    bool bt = in == DV_DT_S8 || p->tb;
+    /* B as doubles, column-major (contiguous along K for the dot), one
+     * matrix of the batch at a time. */
+    double *bcol = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
+    if (!bcol || !ar) {
+        free(bcol);
         free(ar);
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
     }
-    for (uint64_t j = 0; j < n; j++)
-        for (uint64_t kk = 0; kk < k; kk++)
-            bt[j * k + kk] = dv_opr_load(b, in, in == DV_DT_S8 ? j * k + kk : kk * n + j);
     describe_tolerance(r, p);
-    for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
-        for (uint64_t kk = 0; kk < k; kk++)
-            ar[kk] = dv_opr_load(a, in, i * k + kk);
-        for (uint64_t j = 0; j < n; j++) {
-            const double *bc = bt + j * k;
-            double sum = 0, sabs = 0;
-            for (uint64_t kk = 0; kk < k; kk++) {
-                sum += ar[kk] * bc[kk];
-                sabs += fabs(ar[kk] * bc[kk]);
+    for (uint64_t bi = 0; bi < t->batch; bi++) {
+        uint64_t ab = bi * m * k, bb = bi * k * n, cb = bi * m;
+        for (uint64_t j = 0; j < n; j++)
+            for (uint64_t kk = 0; kk < k; kk++)
+                bcol[j * k + kk] = dv_opr_load(b, in, bb + (bt ? j * k + kk : kk * n + j));
+        for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
+            for (uint64_t kk = 0; kk < k; kk++)
+                ar[kk] = dv_opr_load(a, in, ab + (p->ta ? kk * m + i : i * k + kk));
+            for (uint64_t j = 0; j < n; j++) {
+                const double *bc = bcol + j * k;
+                double sum = 0, sabs = 0;
+                for (uint64_t kk = 0; kk < k; kk++) {
+                    sum += ar[kk] * bc[kk];
+                    sabs += fabs(ar[kk] * bc[kk]);
+                }
+                double got = dv_opr_load(c, outt, (cb + i) * t->ldc + j), want, tol;
+                expect(s, tab, j, sum, sabs, &want, &tol);
+                dv_opr_compare(r, "c", cb + i, j, got, want, tol);
             }
-            double got = dv_opr_load(c, outt, i * t->ldc + j), want, tol;
-            expect(s, tab, j, sum, sabs, &want, &tol);
-            dv_opr_compare(r, "c", i, j, got, want, tol);
         }
     }
-    free(bt);
+    free(bcol);
     free(ar);
     return DV_OK;
 }

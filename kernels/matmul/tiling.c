@@ -38,6 +38,13 @@ static uint64_t ub_bytes(mm_out o)
     return o == MM_OUT_F32 ? 4 : 2;
 }
 
+/* B given as B^T [N, K] (s8 always, floats with TB): its chunk is in
+ * L0B's order already, one load2d per step. */
+static bool mm_b_one_load(const mm_problem *p)
+{
+    return p->dt == 2 || p->tb;
+}
+
 /* Fills the buffer layout of t for its sizes; false if it does not fit. */
 static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
 {
@@ -84,7 +91,7 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
             return false;
     }
     /* load2d repeats: m1 and n1 <= 16; s8 B loads kfr * n1 fractals at once. */
-    if (t->es == 1 && (t->kl0 / t->k0) * (t->nt / 16) > 255)
+    if (mm_b_one_load(p) && (t->kl0 / t->k0) * (t->nt / 16) > 255)
         return false;
     return true;
 }
@@ -128,7 +135,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* MTE1: bytes plus the start-up of each load2d: one per K fractal for
      * A, and for B one per K fractal (f16, bf16: transposed fractal by
      * fractal) or one per step (s8: the step's kfr x n1 fractals at once). */
-    double loads = k / (double)t->k0 + (t->es == 1 ? steps : k / (double)t->k0);
+    double loads = k / (double)t->k0 + (mm_b_one_load(p) ? steps : k / (double)t->k0);
     double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
                   k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
                   loads * (double)cfg->dma_head_cycles;
@@ -139,7 +146,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * as far ahead of the Cube as the MTE1 queue lets it run: queue_depth
      * instructions, per step its load2d and two flags. */
     double kfr = (double)t->kl0 / (double)t->k0;
-    double step_cube = cube / steps, per_step_insns = (t->es == 1 ? kfr + 1 : 2 * kfr) + 2;
+    double step_cube = cube / steps, per_step_insns = (mm_b_one_load(p) ? kfr + 1 : 2 * kfr) + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
     double first = opc_max_d(0, chunk + achunk - hidden);
     /* The Scalar unit, counted on the main path of the disassembly of
@@ -155,7 +162,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      *   accumulate branch, the loop back every second step);
      *   s8: B is one load2d of the step's kfr x n1 fractals: 25 + 4.5 kfr
      *   ALU, 2 + kfr mul, 6 + kfr dispatched, 1 load, kfr + 0.5 taken. */
-    double step_s = t->es == 1
+    double step_s = mm_b_one_load(p)
                         ? opc_scalar_cycles(cfg, 25 + 4.5 * kfr, 2 + kfr, 6 + kfr, 1, 0, kfr + 0.5)
                         : opc_scalar_cycles(cfg, 29 + 9 * kfr, 2 * kfr, 5 + 2 * kfr, 1, 0, 2 * kfr - 0.5);
     /* Per L1 chunk (mm_chunk around its steps, with the B load of
@@ -205,9 +212,10 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* The chip: every block's MTE2 reads pass the L2 (memory.l2_bw_ratio x
      * HBM), and what is not in the L2 yet comes from HBM: A and B once
      * while they fit the L2, every read when they do not. */
+    double nb = (double)t->batch;
     double reads =
-        mm_a_reads(p, t) * (double)(p->m * p->k) * es + mm_b_reads(p, t) * (double)(p->k * p->n) * es;
-    double distinct = (double)(p->m * p->k + p->k * p->n) * es;
+        nb * (mm_a_reads(p, t) * (double)(p->m * p->k) * es + mm_b_reads(p, t) * (double)(p->k * p->n) * es);
+    double distinct = nb * (double)(p->m * p->k + p->k * p->n) * es;
     double hbm = (distinct > (double)cfg->l2_bytes ? reads : distinct) / (double)cfg->hbm_bytes_per_cycle;
     double l2 = reads / ((double)cfg->hbm_bytes_per_cycle * (double)cfg->l2_bw_ratio);
     return opc_max_d(core, opc_max_d(hbm, l2));
@@ -216,7 +224,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
 static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
 {
     t->ntiles = opc_ceil_div(p->n, t->nt);
-    t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
+    t->mtiles = opc_ceil_div(p->m, t->mt);
+    t->batch = p->batch ? p->batch : 1;
+    t->tiles = t->batch * t->mtiles * t->ntiles;
+    t->sa = p->m * p->k * t->es;
+    t->sb = p->k * p->n * t->es;
+    t->sc = p->m * t->ldc * t->oes;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
     /* no block without a tile: 24 tiles on 20 cores are 12 blocks of 2 */

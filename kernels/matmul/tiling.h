@@ -20,6 +20,8 @@ typedef struct mm_problem {
     mm_variant variant;
     uint64_t blocks;             /* 0: the tiling chooses */
     uint64_t force_mt, force_nt; /* 0, or the tile size the user asked for */
+    uint64_t batch;              /* matrices (0 or 1: one) */
+    bool ta, tb;                 /* A given as [K, M]; B as [N, K] (floats; s8's B always is) */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */

@@ -1,8 +1,8 @@
 /* test_matmul_shapes.c - matmul beyond cubes (issue 17):
  *  - the reference check passes for awkward M, N, K from 1 to 20,000
- *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel) on a
- *    coupled chip (ascend910) and a split one (ascend910b3), for every
- *    variant and input type;
+ *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel), B = 3
+ *    and every trans combination (TA, TB) on a coupled chip (ascend910) and
+ *    a split one (ascend910b3), for every variant and input type;
  *  - decode GEMV M=20, N=6144, K=16384 on ascend910b3 streams B once: every
  *    core's MTE2 busy time within 15% of B's bytes at the chip's HBM rate;
  *  - M=1024, N=576, K=6144 on ascend910b3 (20 AIC): the GM -> L1 bytes are
@@ -36,6 +36,13 @@ static const struct {
     {"tiled", "bf16-f16", "M=17,N=19,K=10007"},
     {"naive", "f16", "M=70,N=33,K=9973"},
     {"db", "f16", "M=33,N=1031,K=4099"}, /* several tiles per block, an odd number of chunks */
+    /* batches and every trans combination (the layouts kernels) */
+    {"db", "f16", "M=37,N=45,K=77,B=3"},
+    {"db", "f16", "M=131,N=70,K=5001,TA=1"}, /* A^T, K past the last fractal's edge in chunks */
+    {"db", "bf16-f32", "M=101,N=67,K=333,TB=1"},
+    {"db", "f16-f32", "M=257,N=33,K=999,TA=1,TB=1,B=3"},
+    {"db", "f16", "M=1,N=3001,K=1031,TB=1,B=3"}, /* decode with weights out x in */
+    {"db", "s8-deq", "M=45,N=77,K=1111,B=3"},
 };
 
 START_TEST(test_shapes)
