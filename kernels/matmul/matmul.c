@@ -38,6 +38,8 @@ static const dv_operator_param params[] = {
     {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
     {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
     {"TB", 0, 0, 1, "1: B given as [N, K], e.g. weights stored out x in (f16, bf16; db; s8's B always is)"},
+    {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
+    {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -59,6 +61,7 @@ typedef struct mm_state {
     mm_problem p;
     mm_tiling t;
     float scale; /* deq / req */
+    unsigned c;  /* C's tensor index */
 } mm_state;
 
 static float base_scale(uint64_t k)
@@ -104,14 +107,19 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->batch = dv_opr_param(r, "B");
     p->ta = dv_opr_param(r, "TA") != 0;
     p->tb = dv_opr_param(r, "TB") != 0;
+    p->bias = dv_opr_param(r, "BIAS") != 0;
+    p->relu = dv_opr_param(r, "RELU") != 0;
+    if (p->dt == 2 && (p->bias || p->relu))
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: BIAS and RELU are for f16 and bf16 (s8 dequantises on the output path)");
     if (p->dt == 2 && (p->ta || p->tb))
         return dv_error_set(
             err, DV_ERR_INPUT,
             "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
             "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
-    bool layouts = p->batch > 1 || p->ta || p->tb;
+    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu;
     if (layouts && p->variant != MM_DB)
-        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA and TB take the db variant");
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA, TB, BIAS and RELU take the db variant");
     if (p->force_mt % 16 || p->force_nt % 16)
         return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
@@ -140,7 +148,13 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
 
     dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
     uint64_t es = t->es;
-    unsigned a, b, c, rec, tab = 0;
+    unsigned a, b, c, rec, tab = 0, bt = 0;
+    if (p->bias) { /* before the record, which holds its address */
+        if ((st = dv_opr_tensor_add(r, "bias", false, opc_round_up(p->n * es, 32), &bt, err)) != DV_OK)
+            return st;
+        dv_opr_fill(r, bt, in, p->n, -1, 1, 3);
+        s->t.bias = r->t[bt].addr;
+    }
     const uint64_t fields[] = {
 #define TILING_FIELD(member, sym, doc) t->member,
 #include "tiling.def"
@@ -152,6 +166,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         (st = dv_opr_tensor_add(r, "c", true, nb * p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
         (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &rec, err)) != DV_OK)
         return st;
+    s->c = c;
     if (p->out == MM_OUT_VDEQ &&
         (st = dv_opr_tensor_add(r, "scales", false, opc_round_up(p->n * 8, 32), &tab, err)) != DV_OK)
         return st;
@@ -204,10 +219,11 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         .read_path = DV_PATH_GM_L1,
         .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
     };
-    char lays[80] = "";
+    char lays[96] = "";
     if (layouts)
-        snprintf(lays, sizeof lays, "kernel %s: %llu matrices, A %s, B %s; ", lay + 1, (unsigned long long)nb,
-                 p->ta ? "[K,M]" : "[M,K]", p->tb || p->dt == 2 ? "[N,K]" : "[K,N]");
+        snprintf(lays, sizeof lays, "kernel %s: %llu matrices, A %s, B %s%s%s; ", lay + 1,
+                 (unsigned long long)nb, p->ta ? "[K,M]" : "[M,K]", p->tb || p->dt == 2 ? "[N,K]" : "[K,N]",
+                 p->bias ? ", + bias" : "", p->relu ? ", ReLU" : "");
     snprintf(r->tiling, sizeof r->tiling,
              "%s%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
              "%s buffers; model %.0f cycles",
@@ -264,10 +280,26 @@ static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, doub
     }
 }
 
+/* The fused epilogue in the reference: the bias into the sum (and its
+ * magnitude into the tolerance's sum|a b|: L0C starts from it), then
+ * expect(), then the ReLU. */
+static void expect_fused(const mm_state *s, const dv_opr_tensor *tab, const uint8_t *bias, dv_dtype in,
+                         uint64_t j, double sum, double sabs, double *want, double *tol)
+{
+    if (bias) {
+        double b = dv_opr_load(bias, in, j);
+        sum += b;
+        sabs += fabs(b);
+    }
+    expect(s, tab, j, sum, sabs, want, tol);
+    if (s->p.relu && *want < 0)
+        *want = 0;
+}
+
 /* The fast reference (refgemm.h): A and B as doubles by panels. */
 typedef struct mm_ref {
     const mm_state *s;
-    const uint8_t *a, *b, *c;
+    const uint8_t *a, *b, *c, *bias;
     const dv_opr_tensor *tab;
     dv_dtype in, outt;
     uint64_t batch; /* the matrix of the batch being checked */
@@ -308,8 +340,8 @@ static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t cc = 0; cc < cols; cc++) {
             double want, tol;
-            expect(x->s, x->tab, j0 + cc, c[r * ld + cc], sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0,
-                   &want, &tol);
+            expect_fused(x->s, x->tab, x->bias, x->in, j0 + cc, c[r * ld + cc],
+                         sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0, &want, &tol);
             double got = dv_opr_load(x->c, x->outt, (row0 + r) * ldc + j0 + cc);
             dv_opr_compare_to(chk, "c", row0 + r, j0 + cc, got, want, tol);
         }
@@ -322,8 +354,9 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
     mm_ref x = {.s = s,
                 .a = dv_opr_tensor_find(r, "a")->host,
                 .b = dv_opr_tensor_find(r, "b")->host,
-                .c = dv_opr_gm(r, 2),
+                .c = dv_opr_gm(r, s->c),
                 .tab = dv_opr_tensor_find(r, "scales"),
+                .bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL,
                 .in = p->dt == 0   ? DV_DT_F16
                       : p->dt == 1 ? DV_DT_BF16
                                    : DV_DT_S8,
@@ -357,7 +390,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
     const uint8_t *a = dv_opr_tensor_find(r, "a")->host, *b = dv_opr_tensor_find(r, "b")->host;
     const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
-    const uint8_t *c = dv_opr_gm(r, 2);
+    const uint8_t *c = dv_opr_gm(r, s->c), *bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL;
     uint64_t m = p->m, n = p->n, k = p->k;
     bool bt = in == DV_DT_S8 || p->tb;
     /* B as doubles, column-major (contiguous along K for the dot), one
@@ -385,7 +418,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
                     sabs += fabs(ar[kk] * bc[kk]);
                 }
                 double got = dv_opr_load(c, outt, (cb + i) * t->ldc + j), want, tol;
-                expect(s, tab, j, sum, sabs, &want, &tol);
+                expect_fused(s, tab, bias, in, j, sum, sabs, &want, &tol);
                 dv_opr_compare(r, "c", cb + i, j, got, want, tol);
             }
         }

@@ -56,18 +56,27 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
          * of A (Mt x kl1): A streams with B, K is not bounded by L1. */
         uint64_t region = bchunk + opc_round_up(t->mt * t->kl1 * t->es, 32);
         t->aoff = bchunk;
-        t->l1b = 0;
-        t->l1bstep = nbuf == 2 ? region : 0;
-        t->l1tab = region * nbuf;
+        t->biasoff = region;
     } else {
         t->aoff = 0;
-        t->l1b = opc_round_up(t->mt * kp * t->es, 32);
-        t->l1bstep = nbuf == 2 ? bchunk : 0;
-        t->l1tab = t->l1b + bchunk * nbuf;
+        t->biasoff = bchunk;
     }
+    /* With a bias, each buffer also holds the tile's bias rows (Nt x 32
+     * bytes, one element a row) and the ones fractal. */
+    t->onesoff = t->biasoff + t->nt * 32;
+    uint64_t half = p->bias ? t->onesoff + 512 : t->biasoff;
+    t->l1b = t->achunk ? 0 : opc_round_up(t->mt * kp * t->es, 32);
+    t->l1bstep = nbuf == 2 ? half : 0;
+    t->l1tab = t->l1b + half * nbuf;
     if (t->l1tab + table > cfg->l1_bytes)
         return false;
     uint64_t l0a = t->mt * t->kl0 * t->es, l0b = t->kl0 * t->nt * t->es;
+    t->l0x = 0;
+    if (p->bias) { /* ones x bias: m1 ones fractals in L0A, n1 bias ones in L0B */
+        t->l0x = opc_round_up(l0a > l0b ? l0a : l0b, 512);
+        l0a = t->l0x + t->mt * 32;
+        l0b = t->l0x + t->nt * 32;
+    }
     t->l0step = nbuf == 2 ? opc_round_up(l0a > l0b ? l0a : l0b, 512) : 0;
     if (l0a * nbuf > cfg->l0a_bytes || l0b * nbuf > cfg->l0b_bytes)
         return false;
@@ -311,6 +320,7 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     base.oes = out_bytes(p->out);
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);
+    base.relu = p->relu;
     uint64_t cores = cfg->cores;
     unsigned nbuf = p->variant == MM_DB ? 2 : 1;
     /* Coupled requant writes whole 32-byte s8 rows: tiles 32 columns wide. */

@@ -22,6 +22,7 @@ typedef struct mm_problem {
     uint64_t force_mt, force_nt; /* 0, or the tile size the user asked for */
     uint64_t batch;              /* matrices (0 or 1: one) */
     bool ta, tb;                 /* A given as [K, M]; B as [N, K] (floats; s8's B always is) */
+    bool bias, relu;             /* C = relu?(A x B + bias[N]) (the layouts kernels) */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */

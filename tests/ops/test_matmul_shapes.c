@@ -1,7 +1,7 @@
 /* test_matmul_shapes.c - matmul beyond cubes (issue 17):
  *  - the reference check passes for awkward M, N, K from 1 to 20,000
  *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel), B = 3
- *    and every trans combination (TA, TB) on a coupled chip (ascend910) and
+ *    and every trans combination (TA, TB), bias and ReLU, on a coupled chip (ascend910) and
  *    a split one (ascend910b3), for every variant and input type;
  *  - decode GEMV M=20, N=6144, K=16384 on ascend910b3 streams B once: every
  *    core's MTE2 busy time within 15% of B's bytes at the chip's HBM rate;
@@ -43,6 +43,11 @@ static const struct {
     {"db", "f16-f32", "M=257,N=33,K=999,TA=1,TB=1,B=3"},
     {"db", "f16", "M=1,N=3001,K=1031,TB=1,B=3"}, /* decode with weights out x in */
     {"db", "s8-deq", "M=45,N=77,K=1111,B=3"},
+    /* bias and the fused ReLU */
+    {"db", "f16", "M=37,N=45,K=77,BIAS=1"},
+    {"db", "bf16-f32", "M=131,N=300,K=5003,BIAS=1,RELU=1,B=3"},
+    {"db", "f16", "M=257,N=33,K=999,TA=1,TB=1,BIAS=1,RELU=1"},
+    {"db", "f16", "M=1,N=4099,K=2053,TB=1,BIAS=1"},
 };
 
 START_TEST(test_shapes)
