@@ -38,6 +38,8 @@ static const dv_operator_param params[] = {
     {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
     {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
     {"TB", 0, 0, 1, "1: B given as [N, K], e.g. weights stored out x in (f16, bf16; db; s8's B always is)"},
+    {"BNZ", 0, 0, 1,
+     "1: B given in NZ, pre-laid-out weights: N/16 blocks of roundup(K,16) x 16 (f16, bf16; db)"},
     {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
     {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
     {NULL, 0, 0, 0, NULL},
@@ -109,6 +111,9 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->tb = dv_opr_param(r, "TB") != 0;
     p->bias = dv_opr_param(r, "BIAS") != 0;
     p->relu = dv_opr_param(r, "RELU") != 0;
+    p->bnz = dv_opr_param(r, "BNZ") != 0;
+    if (p->bnz && (p->dt == 2 || p->tb))
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: BNZ is B [K, N] in NZ, for f16 and bf16 without TB");
     if (p->dt == 2 && (p->bias || p->relu))
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: BIAS and RELU are for f16 and bf16 (s8 dequantises on the output path)");
@@ -117,9 +122,9 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             err, DV_ERR_INPUT,
             "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
             "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
-    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu;
+    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz;
     if (layouts && p->variant != MM_DB)
-        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA, TB, BIAS and RELU take the db variant");
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA, TB, BNZ, BIAS and RELU take the db variant");
     if (p->force_mt % 16 || p->force_nt % 16)
         return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
@@ -162,7 +167,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     };
     uint64_t nb = t->batch;
     if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(nb * p->m * p->k * es, 32), &a, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(nb * p->k * p->n * es, 32), &b, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(nb * t->sb, 32), &b, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "c", true, nb * p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
         (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &rec, err)) != DV_OK)
         return st;
@@ -175,7 +180,13 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         dv_opr_fill(r, b, in, nb * p->n * p->k, -128, 127, 1);
     } else {
         dv_opr_fill(r, a, in, nb * p->m * p->k, -1, 1, 0);
-        dv_opr_fill(r, b, in, nb * p->k * p->n, -1, 1, 1);
+        dv_opr_fill(r, b, in, nb * t->sb / es, -1, 1, 1);
+        if (p->bnz && r->data) /* NZ: the pad rows and columns are zeros */
+            for (uint64_t e = 0; e < nb * t->sb / es; e++) {
+                uint64_t inb = e % (t->sb / es), blk = inb / (t->kp * 16), kk = inb / 16 % t->kp;
+                if (kk >= p->k || blk * 16 + inb % 16 >= p->n)
+                    memset(dv_opr_gm(r, b) + e * es, 0, es);
+            }
     }
     uint64_t q = 0;
     if (p->ta) {
@@ -321,7 +332,14 @@ static void ref_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst
 static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
 {
     const mm_ref *x = user;
-    uint64_t k = x->s->p.k, n = x->s->p.n, base = x->batch * k * n;
+    uint64_t k = x->s->p.k, n = x->s->p.n, base = x->batch * x->s->t.sb / x->s->t.es;
+    if (x->s->p.bnz) { /* NZ: (kk, j) at ((j / 16) Kp + kk) 16 + j % 16 */
+        for (uint64_t kk = 0; kk < k; kk++)
+            for (uint64_t c = 0; c < cols; c++)
+                dst[kk * ld + c] =
+                    dv_opr_load(x->b, x->in, base + (((j0 + c) / 16) * x->s->t.kp + kk) * 16 + (j0 + c) % 16);
+        return;
+    }
     if (x->in != DV_DT_S8 && !x->s->p.tb) {
         for (uint64_t kk = 0; kk < k; kk++)
             ref_load_row(x->b, x->in, base + kk * n + j0, cols, dst + kk * ld);
@@ -403,10 +421,13 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     }
     describe_tolerance(r, p);
     for (uint64_t bi = 0; bi < t->batch; bi++) {
-        uint64_t ab = bi * m * k, bb = bi * k * n, cb = bi * m;
+        uint64_t ab = bi * m * k, bb = bi * t->sb / t->es, cb = bi * m;
         for (uint64_t j = 0; j < n; j++)
             for (uint64_t kk = 0; kk < k; kk++)
-                bcol[j * k + kk] = dv_opr_load(b, in, bb + (bt ? j * k + kk : kk * n + j));
+                bcol[j * k + kk] = dv_opr_load(b, in,
+                                               bb + (p->bnz ? ((j / 16) * t->kp + kk) * 16 + j % 16
+                                                     : bt   ? j * k + kk
+                                                            : kk * n + j));
         for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
             for (uint64_t kk = 0; kk < k; kk++)
                 ar[kk] = dv_opr_load(a, in, ab + (p->ta ? kk * m + i : i * k + kk));
@@ -457,7 +478,8 @@ const dv_operator dv_op_matmul = {
     .dtypes = dtypes,
     .params = params,
     .tensors =
-        "a[M,K] b[K,N] (s8: b is B^T [N,K]) -> c[M,ldc], ldc = N rounded up to 16 (s8-req: 32) columns",
+        "a[B,M,K] (TA: [B,K,M]) b[B,K,N] (TB and s8: [B,N,K]; BNZ: NZ) [bias[N]] -> c[B,M,ldc], ldc = N "
+        "rounded up to 16 (s8-req: 32) columns",
     .notes = "dtype IN-OUT: f16/bf16 in, f32 accumulation, f16 or f32 out; s8-deq / s8-vdeq: s8 in, s32 "
              "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3. "
              "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "

@@ -237,7 +237,9 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     t->batch = p->batch ? p->batch : 1;
     t->tiles = t->batch * t->mtiles * t->ntiles;
     t->sa = p->m * p->k * t->es;
-    t->sb = p->k * p->n * t->es;
+    t->sb = p->bnz ? opc_round_up(p->k, 16) * opc_round_up(p->n, 16) * t->es : p->k * p->n * t->es;
+    t->bnz = p->bnz;
+    t->kp = opc_round_up(p->k, 16);
     t->sc = p->m * t->ldc * t->oes;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);

@@ -1,8 +1,9 @@
 /* test_matmul_shapes.c - matmul beyond cubes (issue 17):
  *  - the reference check passes for awkward M, N, K from 1 to 20,000
  *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel), B = 3
- *    and every trans combination (TA, TB), bias and ReLU, on a coupled chip (ascend910) and
- *    a split one (ascend910b3), for every variant and input type;
+ *    and every trans combination (TA, TB), B in NZ, bias and ReLU, on a
+ *    coupled chip (ascend910) and a split one (ascend910b3), for every
+ *    variant and input type;
  *  - decode GEMV M=20, N=6144, K=16384 on ascend910b3 streams B once: every
  *    core's MTE2 busy time within 15% of B's bytes at the chip's HBM rate;
  *  - M=1024, N=576, K=6144 on ascend910b3 (20 AIC): the GM -> L1 bytes are
@@ -48,6 +49,10 @@ static const struct {
     {"db", "bf16-f32", "M=131,N=300,K=5003,BIAS=1,RELU=1,B=3"},
     {"db", "f16", "M=257,N=33,K=999,TA=1,TB=1,BIAS=1,RELU=1"},
     {"db", "f16", "M=1,N=4099,K=2053,TB=1,BIAS=1"},
+    /* B given in NZ (pre-laid-out weights) */
+    {"db", "f16", "M=37,N=45,K=77,BNZ=1"},
+    {"db", "bf16-f16", "M=130,N=300,K=5003,BNZ=1,B=3,BIAS=1"},
+    {"db", "f16", "M=257,N=33,K=999,TA=1,BNZ=1,RELU=1"},
 };
 
 START_TEST(test_shapes)
