@@ -41,6 +41,9 @@ static const dv_operator_param params[] = {
     {"BNZ", 0, 0, 1,
      "1: B given in NZ, pre-laid-out weights: N/16 blocks of roundup(K,16) x 16 (f16, bf16; db)"},
     {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
+    {"ACT", 0, 0, 2,
+     "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (coupled cores; f16, "
+     "bf16; db)"},
     {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
     {NULL, 0, 0, 0, NULL},
 };
@@ -112,6 +115,12 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->bias = dv_opr_param(r, "BIAS") != 0;
     p->relu = dv_opr_param(r, "RELU") != 0;
     p->bnz = dv_opr_param(r, "BNZ") != 0;
+    p->act = (unsigned)dv_opr_param(r, "ACT");
+    if (p->act && (p->dt == 2 || p->relu || r->cfg->split))
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: ACT (SiLU, GELU) is for f16 and bf16 on coupled cores, without RELU (on split "
+            "chips it needs the AIV of a mix kernel, which this operator does not have)");
     if (p->bnz && (p->dt == 2 || p->tb))
         return dv_error_set(err, DV_ERR_INPUT, "matmul: BNZ is B [K, N] in NZ, for f16 and bf16 without TB");
     if (p->dt == 2 && (p->bias || p->relu))
@@ -122,9 +131,10 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             err, DV_ERR_INPUT,
             "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
             "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
-    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz;
+    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz || p->act;
     if (layouts && p->variant != MM_DB)
-        return dv_error_set(err, DV_ERR_INPUT, "matmul: B=, TA, TB, BNZ, BIAS and RELU take the db variant");
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: B=, TA, TB, BNZ, BIAS, RELU and ACT take the db variant");
     if (p->force_mt % 16 || p->force_nt % 16)
         return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
@@ -234,7 +244,11 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     if (layouts)
         snprintf(lays, sizeof lays, "kernel %s: %llu matrices, A %s, B %s%s%s; ", lay + 1,
                  (unsigned long long)nb, p->ta ? "[K,M]" : "[M,K]", p->tb || p->dt == 2 ? "[N,K]" : "[K,N]",
-                 p->bias ? ", + bias" : "", p->relu ? ", ReLU" : "");
+                 p->bias ? ", + bias" : "",
+                 p->relu       ? ", ReLU"
+                 : p->act == 1 ? ", SiLU"
+                 : p->act == 2 ? ", GELU"
+                               : "");
     snprintf(r->tiling, sizeof r->tiling,
              "%s%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
              "%s buffers; model %.0f cycles",
@@ -258,7 +272,8 @@ static void describe_tolerance(dv_opr_run *r, const mm_problem *p)
                      : "exact s32 sum, dequant within u_f16 |c|");
     else
         snprintf(r->check.tolerance, sizeof r->check.tolerance,
-                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
+                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double%s",
+                 p->act ? "; SiLU/GELU: 1.1 x that + 8 u_ub |x|" : "");
 }
 
 /* The expected value of c[i][j] from its exact sum (and sum|a b| for
@@ -305,6 +320,15 @@ static void expect_fused(const mm_state *s, const dv_opr_tensor *tab, const uint
     expect(s, tab, j, sum, sabs, want, tol);
     if (s->p.relu && *want < 0)
         *want = 0;
+    if (s->p.act) {
+        /* x sigmoid(a x), computed in UB's type: the four Vector operations'
+         * roundings (8 u of it, of |x|) on top of the error in x itself,
+         * which the slope (at most 1.1) carries over */
+        double x = *want, a = s->p.act == 1 ? 1.0 : 1.702;
+        double u = dv_opr_unit_roundoff(s->p.out == MM_OUT_F32 ? DV_DT_F32 : DV_DT_F16);
+        *want = x / (1 + exp(-a * x));
+        *tol = 1.1 * *tol + 8 * u * fabs(x);
+    }
 }
 
 /* The fast reference (refgemm.h): A and B as doubles by panels. */

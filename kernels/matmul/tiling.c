@@ -94,6 +94,11 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
             t->ubnd = opc_round_up(ub, 32);
             ub = t->ubnd + t->mt * opc_round_up(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
         }
+        t->ubscr = 0;
+        if (p->act) { /* the activation's scratch tile after the tile */
+            t->ubscr = opc_round_up(ub, 32);
+            ub = t->ubscr + t->mt * t->nt * t->uboes;
+        }
         ub = opc_round_up(ub, UB_SKEW) + UB_SKEW; /* skew the pong into other bank groups */
         t->ubstep = nbuf == 2 ? ub : 0;
         if (ub * nbuf > cfg->ub_bytes)
@@ -323,6 +328,7 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);
     base.relu = p->relu;
+    base.act = p->act;
     uint64_t cores = cfg->cores;
     unsigned nbuf = p->variant == MM_DB ? 2 : 1;
     /* Coupled requant writes whole 32-byte s8 rows: tiles 32 columns wide. */

@@ -23,6 +23,7 @@ typedef struct mm_problem {
     uint64_t batch;              /* matrices (0 or 1: one) */
     bool ta, tb;                 /* A given as [K, M]; B as [N, K] (floats; s8's B always is) */
     bool bias, relu;             /* C = relu?(A x B + bias[N]) (the layouts kernels) */
+    unsigned act;                /* coupled cores: 1 SiLU, 2 GELU (x sigmoid(1.702 x)), on the Vector unit */
     bool bnz;                    /* B given in NZ: N/16 column blocks of roundup(K, 16) rows x 16 */
 } mm_problem;
 

@@ -3,7 +3,8 @@
  *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel), B = 3
  *    and every trans combination (TA, TB), B in NZ, bias and ReLU, on a
  *    coupled chip (ascend910) and a split one (ascend910b3), for every
- *    variant and input type;
+ *    variant and input type; SiLU and GELU on the coupled one (the split
+ *    chip refuses them: its AIC has no Vector unit);
  *  - decode GEMV M=20, N=6144, K=16384 on ascend910b3 streams B once: every
  *    core's MTE2 busy time within 15% of B's bytes at the chip's HBM rate;
  *  - M=1024, N=576, K=6144 on ascend910b3 (20 AIC): the GM -> L1 bytes are
@@ -54,6 +55,29 @@ static const struct {
     {"db", "bf16-f16", "M=130,N=300,K=5003,BNZ=1,B=3,BIAS=1"},
     {"db", "f16", "M=257,N=33,K=999,TA=1,BNZ=1,RELU=1"},
 };
+
+/* SiLU and GELU on the Vector unit: coupled cores only (ascend910). */
+static const char *const act_shapes[] = {
+    "M=37,N=45,K=77,ACT=1",
+    "M=130,N=300,K=5003,ACT=2,BIAS=1,B=2",
+    "M=257,N=33,K=999,TA=1,TB=1,ACT=1",
+};
+
+START_TEST(test_activations)
+{
+    static const char *const dts[] = {"f16", "f16-f32", "bf16-f16"};
+    for (unsigned i = 0; i < sizeof act_shapes / sizeof act_shapes[0]; i++)
+        for (unsigned d = 0; d < 3; d++) {
+            op_result o = op_run("matmul", "ascend910", "db", dts[d], act_shapes[i], 0, true);
+            ck_assert_msg(o.status == DV_OK && dv_opr_check_passed(&o.check) && o.check.compared > 0,
+                          "%s %s: status %d, %llu wrong", dts[d], act_shapes[i], o.status,
+                          (unsigned long long)o.check.mismatches);
+        }
+    /* a split chip's AIC has no Vector unit */
+    ck_assert_int_eq(op_run("matmul", "ascend910b3", "db", "f16", "M=16,N=16,K=16,ACT=1", 0, false).status,
+                     DV_ERR_INPUT);
+}
+END_TEST
 
 START_TEST(test_shapes)
 {
@@ -149,6 +173,7 @@ int main(void)
     TCase *tc = tcase_create("shapes");
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, test_shapes, 0, (int)(2 * sizeof shapes / sizeof shapes[0]));
+    tcase_add_test(tc, test_activations);
     tcase_add_test(tc, test_gemv_streams_b_once);
     tcase_add_test(tc, test_skinny_reads_and_forced_tiles);
     tcase_add_test(tc, test_one_core_cube);
