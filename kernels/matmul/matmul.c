@@ -87,6 +87,10 @@ static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t
     dv_opr_plan(r, "a_chunked", "1: A streams in L1 chunks with B; 0: an A panel of all K",
                 (double)t->achunk);
     dv_opr_plan(r, "a_panel_reuse", "1: the A panel is kept across a tile row", (double)t->reuse);
+    dv_opr_plan(r, "a_panels", "A panels in L1 (2: a tile row's panel loads while MTE1 reads the last)",
+                t->achunk    ? 0
+                : t->l1astep ? 2
+                             : 1);
     dv_opr_plan(r, "l1_buffers", "L1 buffers per operand (multi-buffer depth)", t->l1bstep ? 2 : 1);
     dv_opr_plan(r, "a_reads", "times MTE2 reads A over (the plan's arithmetic)", mm_a_reads(&s->p, t));
     dv_opr_plan(r, "b_reads", "times MTE2 reads B over (the plan's arithmetic)", mm_b_reads(&s->p, t));
@@ -132,6 +136,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
             "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
     bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz || p->act;
+    p->layouts = layouts;
     if (layouts && p->variant != MM_DB)
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: B=, TA, TB, BNZ, BIAS, RELU and ACT take the db variant");
@@ -152,7 +157,10 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     if (layouts) /* the layouts family: batch, A^T, B^T (s8's native) */
         snprintf(lay, sizeof lay, "_x%d%d", p->ta ? 1 : 0, p->tb || p->dt == 2 ? 1 : 0);
     snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
-             t->achunk ? "_ak" : "", lay, r->cfg->split ? "_aic" : "");
+             t->achunk    ? "_ak"
+             : t->l1astep ? "_a2"
+                          : "",
+             lay, r->cfg->split ? "_aic" : "");
     /* the layouts family's four objects: by core kind and A's place */
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
@@ -255,7 +263,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
              lays, (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
              (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
              t->achunk  ? "A in chunks with B"
-             : t->reuse ? "A panel kept across a tile row"
+             : t->reuse ? (t->l1astep ? "two A panels, each kept across a tile row"
+                                      : "A panel kept across a tile row")
                         : "A panel reloaded per tile",
              p->variant == MM_DB ? "double" : "single", t->est_cycles);
     mm_plan_figures(r, s, t);

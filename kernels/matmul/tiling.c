@@ -65,7 +65,11 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
      * bytes, one element a row) and the ones fractal. */
     t->onesoff = t->biasoff + t->nt * 32;
     uint64_t half = p->bias ? t->onesoff + 512 : t->biasoff;
-    t->l1b = t->achunk ? 0 : opc_round_up(t->mt * kp * t->es, 32);
+    /* The A panel(s) from 0: two (db) let MTE2 fill a tile row's panel
+     * while MTE1 still reads the last row's. */
+    uint64_t panel = t->achunk ? 0 : opc_round_up(t->mt * kp * t->es, 32);
+    t->l1astep = t->apanels == 2 ? panel : 0;
+    t->l1b = t->apanels == 2 ? 2 * panel : panel;
     t->l1bstep = nbuf == 2 ? half : 0;
     t->l1tab = t->l1b + half * nbuf;
     if (t->l1tab + table > cfg->l1_bytes)
@@ -133,7 +137,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * panel once per tile row it touches (every tile when not reused); the
      * panel's load shows, since the row's first tile waits for it. */
     double rows = t->achunk ? 0 : t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
-    double panel = rows * mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
+    double panel_one = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
     /* MTE2: the B chunks, each a DMA with its head and GM latency
      * (dv_xfer_cycles, the model's own cost). */
     double chunks = (double)opc_ceil_div(p->k, t->kl1), steps = (double)opc_ceil_div(p->k, t->kl0);
@@ -204,8 +208,16 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double where = t->achunk ? steps * opc_scalar_cycles(cfg, 1, 0, 0, 2, 0, 0) +
                                    chunks * (apanel_s + opc_scalar_cycles(cfg, 0, 0, 0, 2, 0, 0))
                              : 0;
+    /* The two-panel kernels (_a2) read the tile's panel address from
+     * scalar data (MM_SD_AP): 1 load per step and per chunk that loads the
+     * panel; per new row the slot's flip and flags (mm_tile, or the
+     * prefetch): 6 ALU, 2 mul, 4 dispatched, 6 loads and stores, 1 taken. */
+    double ap = t->l1astep
+                    ? (steps + rows / (double)t->tpb * chunks) * opc_scalar_cycles(cfg, 0, 0, 0, 1, 0, 0) +
+                          opc_scalar_cycles(cfg, 6, 2, 4, 6, 0, 1)
+                    : 0;
     double scalar = opc_scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
-                    rows / (double)t->tpb * chunks * apanel_s + where;
+                    rows / (double)t->tpb * chunks * apanel_s + where + ap;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
@@ -222,6 +234,15 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
         per_tile = opc_max_d(opc_max_d(cube + mte1, mte2), scalar) + outc + steps * head;
     else
         per_tile = cube + mte2 + mte1 + outc + scalar + steps * (head + dma);
+    /* The A panels' loads: a row's first tile waits for its panel; with two
+     * panels (db) the block waits once, for its first chunk's share of the
+     * panel, and a row's first chunk comes with the last tile's prefetch:
+     * a row adds what MTE2 cannot fit in its first tile beside B. */
+    double panel = rows * panel_one;
+    if (t->l1astep) {
+        firsts = first;
+        panel = panel_one / chunks + rows * opc_max_d(0, panel_one + mte2 - per_tile);
+    }
     double core = (double)t->tpb * per_tile + firsts + panel;
     /* The chip: every block's MTE2 reads pass the L2 (memory.l2_bw_ratio x
      * HBM), and what is not in the L2 yet comes from HBM: A and B once
@@ -277,7 +298,8 @@ static bool better(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
     return c->mt * c->nt * c->kl1 > t->mt * t->nt * t->kl1;
 }
 
-/* The best candidate with A in chunks (ac) from ac_lo to ac_hi into *t;
+/* The best candidate with A in chunks (ac) from ac_lo to ac_hi (with ac 0,
+ * one or two A panels) into *t;
  * false if none fits. */
 static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *base, unsigned nbuf,
                    uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t)
@@ -294,10 +316,18 @@ static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
                      * step would never overlap MTE1 with the Cube. */
                     if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
                         continue;
-                    for (uint64_t ac = ac_lo; ac <= ac_hi; ac++) {
+                    /* v: 0 one A panel, 1 two A panels (db's plain kernels, a block of
+                     * more than one tile), 2 A in chunks */
+                    for (uint64_t v = ac_lo ? 2 : 0; v <= (ac_hi ? 2 : 0); v++) {
+                        if (v == 1 && (nbuf != 2 || p->layouts))
+                            continue;
+                        uint64_t ac = v == 2;
                         mm_tiling c = *base;
                         c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = !ac, c.achunk = ac;
+                        c.apanels = v == 1 ? 2 : 1;
                         finish(p, &c, cfg->cores);
+                        if (v == 1 && c.tpb < 2)
+                            continue;
                         if (!layout(cfg, p, &c, nbuf))
                             continue;
                         c.est_cycles = estimate(cfg, p, &c);

@@ -25,6 +25,7 @@ typedef struct mm_problem {
     bool bias, relu;             /* C = relu?(A x B + bias[N]) (the layouts kernels) */
     unsigned act;                /* coupled cores: 1 SiLU, 2 GELU (x sigmoid(1.702 x)), on the Vector unit */
     bool bnz;                    /* B given in NZ: N/16 column blocks of roundup(K, 16) rows x 16 */
+    bool layouts;                /* the layouts kernels (batch, TA, TB, BNZ, BIAS, RELU, ACT): one A panel */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */
@@ -32,10 +33,12 @@ typedef struct mm_tiling {
 #define TILING_FIELD(member, sym, doc) uint64_t member;
 #include "tiling.def"
 #undef TILING_FIELD
-    uint64_t k0;       /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
-    uint64_t es, oes;  /* bytes per input element, per output element in GM */
-    uint64_t uboes;    /* coupled cores: bytes per element copy_l0c_ub writes to UB */
-    uint64_t blocks;   /* block_dim */
+    uint64_t k0;      /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
+    uint64_t es, oes; /* bytes per input element, per output element in GM */
+    uint64_t uboes;   /* coupled cores: bytes per element copy_l0c_ub writes to UB */
+    uint64_t blocks;  /* block_dim */
+    uint64_t
+        apanels; /* A panels in L1 (not achunk): 1, or 2 (db: a new row's loads while MTE1 reads the last) */
     double est_cycles; /* the model's estimate that chose it */
 } mm_tiling;
 

@@ -10,8 +10,10 @@
  *  - M=1024, N=576, K=6144 on ascend910b3 (20 AIC): the GM -> L1 bytes are
  *    what the plan says (a_reads x A + b_reads x B), the HBM reads at most
  *    3x A and B, and no forced tile beats the tiling's choice by over 5%;
- *  - one core of a calibrated 910B (ascend910b1, ascend910b3): db 512^3 >=
- *    80% of the Cube, 1024^3 >= 90%. */
+ *  - one core of every training chip (ascend910, ascend910b, ascend910b1,
+ *    ascend910b3): db 512^3 >= 80% of the Cube, 1024^3 >= 90%;
+ *  - two A panels (the _a2 kernels, op.plan.a_panels 2): the reference check
+ *    passes over several tile rows of partial tiles, floats and s8. */
 #include "dv_test_main.h"
 #include "ops_run.h"
 
@@ -157,12 +159,38 @@ END_TEST
 
 START_TEST(test_one_core_cube)
 {
-    static const char *const b_chips[] = {"ascend910b1", "ascend910b3"}; /* the calibrated 910Bs */
-    for (unsigned c = 0; c < 2; c++) {
+    static const char *const b_chips[] = {"ascend910", "ascend910b", "ascend910b1", "ascend910b3"};
+    for (unsigned c = 0; c < sizeof b_chips / sizeof b_chips[0]; c++) {
         op_result s = op_run("matmul", b_chips[c], "db", "f16", "M=512,N=512,K=512", 1, false);
         op_result l = op_run("matmul", b_chips[c], "db", "f16", "M=1024,N=1024,K=1024", 1, false);
         ck_assert_msg(s.cube_pct >= 80, "%s 512^3: %.1f%% of the Cube", b_chips[c], s.cube_pct);
         ck_assert_msg(l.cube_pct >= 90, "%s 1024^3: %.1f%% of the Cube", b_chips[c], l.cube_pct);
+    }
+}
+END_TEST
+
+START_TEST(test_two_panels)
+{
+    static const struct {
+        const char *chip, *dtype;
+    } runs[] = {{"ascend910", "f16"},
+                {"ascend910", "s8-deq"},
+                {"ascend910", "bf16-f32"},
+                {"ascend910b3", "f16"},
+                {"ascend910b3", "bf16-f32"}};
+    for (unsigned i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        dv_opjob_result r;
+        dv_chip_config cfg;
+        /* 2 blocks of 3 x 4 tiles or so: each block crosses tile rows */
+        ck_assert_int_eq(
+            op_run_kept(&r, &cfg, "matmul", runs[i].chip, "db", runs[i].dtype, "M=700,N=500,K=600", 2, true),
+            DV_OK);
+        ck_assert_msg(stat_of(&r, "op.plan.a_panels") == 2, "%s %s: %.0f A panels", runs[i].chip,
+                      runs[i].dtype, stat_of(&r, "op.plan.a_panels"));
+        ck_assert_msg(dv_opr_check_passed(&r.run->check) && r.run->check.compared == 350000,
+                      "%s %s: %llu of %llu wrong", runs[i].chip, runs[i].dtype,
+                      (unsigned long long)r.run->check.mismatches, (unsigned long long)r.run->check.compared);
+        dv_opjob_free(&r);
     }
 }
 END_TEST
@@ -177,6 +205,7 @@ int main(void)
     tcase_add_test(tc, test_gemv_streams_b_once);
     tcase_add_test(tc, test_skinny_reads_and_forced_tiles);
     tcase_add_test(tc, test_one_core_cube);
+    tcase_add_test(tc, test_two_panels);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
