@@ -83,6 +83,7 @@ def measure(dvsim, chip, m, n, k):
         "plan": tiling,
         "blocks": int(s["op.plan.blocks"]["value"]),
         "achunk": int(s["op.plan.a_chunked"]["value"]),
+        "apanels": int(s["op.plan.a_panels"]["value"]),
         "hbm_peak_gbps": s["chip.hbm.peak_gbps"]["value"],
     }
 
@@ -98,7 +99,8 @@ def table(dvsim, chips):
             us = r["cycles"] / mhz
             tflops = 2.0 * m * n * k / (us * 1e-6) / 1e12
             hbm_pct = 100.0 * r["hbm_bytes"] / (us * 1e-6) / (r["hbm_peak_gbps"] * 1e9)
-            plan = "%d x %s%s" % (r["blocks"], r["tile"], ", A chunks" if r["achunk"] else "")
+            plan = "%d x %s%s" % (r["blocks"], r["tile"], ", A chunks" if r["achunk"] else
+                                  ", 2 A panels" if r["apanels"] == 2 else "")
             rows.append("| %s | %s | %s | %dx%dx%d | %s | %d | %.1f | %.1f | %.1f | %.1f | %s (%.0f%%) |" %
                         (chip, model, layer, m, n, k, plan, r["cycles"], us, tflops, 100.0 * tflops / peak,
                          hbm_pct, r["bound"], r["achieved"]))
