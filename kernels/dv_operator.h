@@ -27,6 +27,7 @@ enum {
     DV_OPR_MAX_TENSORS = 8,
     DV_OPR_MAX_INPUTS = 8, /* --input NAME=@FILE */
     DV_OPR_MAX_LAUNCHES = 8,
+    DV_OPR_MAX_PLAN = 32,
 };
 
 typedef struct dv_opr_run dv_opr_run;
@@ -158,7 +159,14 @@ struct dv_opr_run {
     uint64_t blocks_request;
     uint64_t block_dim; /* set by prepare */
     char tiling[256];   /* the tiling in words, for the report */
-    dv_obj *obj;        /* the kernel object in use */
+    /* The tiling's plan as figures (op.plan.KEY in the statistics and
+     * --json); keys are static strings.  dv_opr_plan() adds one. */
+    unsigned nplan;
+    struct {
+        const char *key, *doc;
+        double v;
+    } plan[DV_OPR_MAX_PLAN];
+    dv_obj *obj; /* the kernel object in use */
     unsigned ntensors;
     dv_opr_tensor t[DV_OPR_MAX_TENSORS];
     dv_opr_work work;
@@ -235,6 +243,9 @@ uint8_t *dv_opr_gm(dv_opr_run *r, unsigned index);
 /* Sets kernel argument i (a_i). */
 dv_status dv_opr_arg(dv_opr_run *r, unsigned i, uint64_t value, dv_error *err);
 dv_status dv_opr_set_blocks(dv_opr_run *r, uint64_t block_dim, dv_error *err);
+/* One figure of the tiling's plan (op.plan.KEY); key and doc static.
+ * Beyond DV_OPR_MAX_PLAN figures the rest are dropped. */
+void dv_opr_plan(dv_opr_run *r, const char *key, const char *doc, double v);
 
 /* Seeded fills: floats uniform in [lo, hi) stored as dt (f16, bf16, f32),
  * or s8 uniform in [lo, hi]; stream picks an independent sequence. */

@@ -492,6 +492,15 @@ dv_status dv_opr_set_blocks(dv_opr_run *r, uint64_t block_dim, dv_error *err)
     return dv_sim_set_blocks(r->sim, block_dim, err);
 }
 
+void dv_opr_plan(dv_opr_run *r, const char *key, const char *doc, double v)
+{
+    if (r->nplan >= DV_OPR_MAX_PLAN)
+        return;
+    r->plan[r->nplan].key = key;
+    r->plan[r->nplan].doc = doc;
+    r->plan[r->nplan++].v = v;
+}
+
 void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_roofline *out)
 {
     const dv_chip_config *cfg = r->cfg;

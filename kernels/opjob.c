@@ -2,6 +2,7 @@
 #include "dv_opjob.h"
 #include "refgemm.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -48,6 +49,9 @@ static void add_operator_stats(dv_opjob_result *o)
                  "op.gm_read_bytes");
     dv_stats_add(l, "bytes", "core -> GM bytes summed over the launches", (double)o->total.gm_write, true,
                  "op.gm_write_bytes");
+    for (unsigned i = 0; i < r->nplan; i++)
+        dv_stats_add(l, "", r->plan[i].doc, r->plan[i].v, r->plan[i].v == floor(r->plan[i].v), "op.plan.%s",
+                     r->plan[i].key);
     dv_stats_add(l, "cycles", "operator roofline: least cycles of its limiting resource",
                  o->roof.bound_cycles, false, "op.roofline.bound_cycles");
     dv_stats_add(l, "%", "operator roofline bound / actual cycles", 100.0 * o->roof.achieved, false,

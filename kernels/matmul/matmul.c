@@ -21,6 +21,10 @@
 DV_KERNEL_BLOB(matmul_serial);
 DV_KERNEL_BLOB(matmul_pipelined);
 DV_KERNEL_BLOB(matmul_db);
+DV_KERNEL_BLOB(matmul_layouts_c0);
+DV_KERNEL_BLOB(matmul_layouts_c1);
+DV_KERNEL_BLOB(matmul_layouts_a0);
+DV_KERNEL_BLOB(matmul_layouts_a1);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
@@ -31,6 +35,16 @@ static const dv_operator_param params[] = {
     {"K", 1024, 1, 65535, "columns of A, rows of B"},
     {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
     {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
+    {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
+    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
+    {"TB", 0, 0, 1, "1: B given as [N, K], e.g. weights stored out x in (f16, bf16; db; s8's B always is)"},
+    {"BNZ", 0, 0, 1,
+     "1: B given in NZ, pre-laid-out weights: N/16 blocks of roundup(K,16) x 16 (f16, bf16; db)"},
+    {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
+    {"ACT", 0, 0, 2,
+     "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (coupled cores; f16, "
+     "bf16; db)"},
+    {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -52,11 +66,35 @@ typedef struct mm_state {
     mm_problem p;
     mm_tiling t;
     float scale; /* deq / req */
+    unsigned c;  /* C's tensor index */
 } mm_state;
 
 static float base_scale(uint64_t k)
 {
     return (float)(3.0 / (16384.0 * sqrt((double)k)));
+}
+
+/* The plan as figures: op.plan.* in the statistics and --json. */
+static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t)
+{
+    dv_opr_plan(r, "blocks", "block_dim", (double)t->blocks);
+    dv_opr_plan(r, "tiles", "output tiles in all", (double)t->tiles);
+    dv_opr_plan(r, "tiles_per_block", "tiles per block", (double)t->tpb);
+    dv_opr_plan(r, "tile_m", "tile rows (L0C base block)", (double)t->mt);
+    dv_opr_plan(r, "tile_n", "tile columns (L0C base block)", (double)t->nt);
+    dv_opr_plan(r, "k_l1", "K per L1 chunk", (double)t->kl1);
+    dv_opr_plan(r, "k_l0", "K per L0 step", (double)t->kl0);
+    dv_opr_plan(r, "a_chunked", "1: A streams in L1 chunks with B; 0: an A panel of all K",
+                (double)t->achunk);
+    dv_opr_plan(r, "a_panel_reuse", "1: the A panel is kept across a tile row", (double)t->reuse);
+    dv_opr_plan(r, "a_panels", "A panels in L1 (2: a tile row's panel loads while MTE1 reads the last)",
+                t->achunk    ? 0
+                : t->l1astep ? 2
+                             : 1);
+    dv_opr_plan(r, "l1_buffers", "L1 buffers per operand (multi-buffer depth)", t->l1bstep ? 2 : 1);
+    dv_opr_plan(r, "a_reads", "times MTE2 reads A over (the plan's arithmetic)", mm_a_reads(&s->p, t));
+    dv_opr_plan(r, "b_reads", "times MTE2 reads B over (the plan's arithmetic)", mm_b_reads(&s->p, t));
+    dv_opr_plan(r, "model_cycles", "the tiling model's estimate of the plan", t->est_cycles);
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -75,6 +113,33 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->blocks = r->blocks_request;
     p->force_mt = dv_opr_param(r, "TM");
     p->force_nt = dv_opr_param(r, "TN");
+    p->batch = dv_opr_param(r, "B");
+    p->ta = dv_opr_param(r, "TA") != 0;
+    p->tb = dv_opr_param(r, "TB") != 0;
+    p->bias = dv_opr_param(r, "BIAS") != 0;
+    p->relu = dv_opr_param(r, "RELU") != 0;
+    p->bnz = dv_opr_param(r, "BNZ") != 0;
+    p->act = (unsigned)dv_opr_param(r, "ACT");
+    if (p->act && (p->dt == 2 || p->relu || r->cfg->split))
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: ACT (SiLU, GELU) is for f16 and bf16 on coupled cores, without RELU (on split "
+            "chips it needs the AIV of a mix kernel, which this operator does not have)");
+    if (p->bnz && (p->dt == 2 || p->tb))
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: BNZ is B [K, N] in NZ, for f16 and bf16 without TB");
+    if (p->dt == 2 && (p->bias || p->relu))
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: BIAS and RELU are for f16 and bf16 (s8 dequantises on the output path)");
+    if (p->dt == 2 && (p->ta || p->tb))
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
+            "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
+    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz || p->act;
+    p->layouts = layouts;
+    if (layouts && p->variant != MM_DB)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: B=, TA, TB, BNZ, BIAS, RELU and ACT take the db variant");
     if (p->force_mt % 16 || p->force_nt % 16)
         return dv_error_set(err, DV_ERR_INPUT, "matmul: TM and TN must be multiples of 16 (TM=%llu, TN=%llu)",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt);
@@ -88,36 +153,70 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const char *const names[] = {"serial", "serial", "pipelined", "db"};
     static const char *const ins[] = {"f16", "bf16", "s8"};
     static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
-    char kernel[64];
-    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s", names[p->variant], ins[p->dt], outs[p->out],
-             r->cfg->split ? "_aic" : "");
-    if ((st = dv_opr_use_kernel(r, blobs[p->variant], kernel, err)) != DV_OK)
+    char kernel[64], lay[8] = "";
+    if (layouts) /* the layouts family: batch, A^T, B^T (s8's native) */
+        snprintf(lay, sizeof lay, "_x%d%d", p->ta ? 1 : 0, p->tb || p->dt == 2 ? 1 : 0);
+    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
+             t->achunk    ? "_ak"
+             : t->l1astep ? "_a2"
+                          : "",
+             lay, r->cfg->split ? "_aic" : "");
+    /* the layouts family's four objects: by core kind and A's place */
+    static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
+                                                       {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
+    const dv_kernel_blob *blob =
+        layouts ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0] : blobs[p->variant];
+    if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
     dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
     uint64_t es = t->es;
-    unsigned a, b, c, rec, tab = 0;
+    unsigned a, b, c, rec, tab = 0, bt = 0;
+    if (p->bias) { /* before the record, which holds its address */
+        if ((st = dv_opr_tensor_add(r, "bias", false, opc_round_up(p->n * es, 32), &bt, err)) != DV_OK)
+            return st;
+        dv_opr_fill(r, bt, in, p->n, -1, 1, 3);
+        s->t.bias = r->t[bt].addr;
+    }
     const uint64_t fields[] = {
 #define TILING_FIELD(member, sym, doc) t->member,
 #include "tiling.def"
 #undef TILING_FIELD
     };
-    if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(p->m * p->k * es, 32), &a, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(p->k * p->n * es, 32), &b, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "c", true, p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
+    uint64_t nb = t->batch;
+    if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(nb * p->m * p->k * es, 32), &a, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "b", false, opc_round_up(nb * t->sb, 32), &b, err)) != DV_OK ||
+        (st = dv_opr_tensor_add(r, "c", true, nb * p->m * t->ldc * t->oes, &c, err)) != DV_OK ||
         (st = opc_record_tensor(r, fields, sizeof fields / sizeof fields[0], &rec, err)) != DV_OK)
         return st;
+    s->c = c;
     if (p->out == MM_OUT_VDEQ &&
         (st = dv_opr_tensor_add(r, "scales", false, opc_round_up(p->n * 8, 32), &tab, err)) != DV_OK)
         return st;
     if (in == DV_DT_S8) {
-        dv_opr_fill(r, a, in, p->m * p->k, -128, 127, 0);
-        dv_opr_fill(r, b, in, p->n * p->k, -128, 127, 1);
+        dv_opr_fill(r, a, in, nb * p->m * p->k, -128, 127, 0);
+        dv_opr_fill(r, b, in, nb * p->n * p->k, -128, 127, 1);
     } else {
-        dv_opr_fill(r, a, in, p->m * p->k, -1, 1, 0);
-        dv_opr_fill(r, b, in, p->k * p->n, -1, 1, 1);
+        dv_opr_fill(r, a, in, nb * p->m * p->k, -1, 1, 0);
+        dv_opr_fill(r, b, in, nb * t->sb / es, -1, 1, 1);
+        if (p->bnz && r->data) /* NZ: the pad rows and columns are zeros */
+            for (uint64_t e = 0; e < nb * t->sb / es; e++) {
+                uint64_t inb = e % (t->sb / es), blk = inb / (t->kp * 16), kk = inb / 16 % t->kp;
+                if (kk >= p->k || blk * 16 + inb % 16 >= p->n)
+                    memset(dv_opr_gm(r, b) + e * es, 0, es);
+            }
     }
     uint64_t q = 0;
+    if (p->ta) {
+        /* A^T's pad rows past K come from here (mm.inc): up to 16 column
+         * blocks x 15 rows x 32 bytes of zeros */
+        unsigned z;
+        if ((st = dv_opr_tensor_add(r, "zeros", false, 16 * 15 * 32, &z, err)) != DV_OK)
+            return st;
+        if (r->data)
+            memset(dv_opr_gm(r, z), 0, 16 * 15 * 32);
+        q = r->t[z].addr;
+    }
     s->scale = base_scale(p->k);
     if (p->out == MM_OUT_REQ)
         s->scale *= 20;
@@ -141,21 +240,34 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     uint64_t args[] = {r->t[a].addr, r->t[b].addr, r->t[c].addr, r->t[rec].addr, q};
     if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
         return st;
-    double macs = (double)p->m * (double)p->n * (double)p->k;
+    double macs = (double)nb * (double)p->m * (double)p->n * (double)p->k;
     r->work = (dv_opr_work){
         .macs = in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs,
-        .read_bytes = (double)(p->m * p->k + p->k * p->n) * (double)es,
-        .write_bytes = (double)(p->m * p->n * t->oes),
+        .read_bytes = (double)(nb * (p->m * p->k + p->k * p->n)) * (double)es,
+        .write_bytes = (double)(nb * p->m * p->n * t->oes),
         .read_path = DV_PATH_GM_L1,
         .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
     };
+    char lays[96] = "";
+    if (layouts)
+        snprintf(lays, sizeof lays, "kernel %s: %llu matrices, A %s, B %s%s%s; ", lay + 1,
+                 (unsigned long long)nb, p->ta ? "[K,M]" : "[M,K]", p->tb || p->dt == 2 ? "[N,K]" : "[K,N]",
+                 p->bias ? ", + bias" : "",
+                 p->relu       ? ", ReLU"
+                 : p->act == 1 ? ", SiLU"
+                 : p->act == 2 ? ", GELU"
+                               : "");
     snprintf(r->tiling, sizeof r->tiling,
-             "%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; A panel %s; "
-             "%s buffers",
-             (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
+             "%s%llu blocks x %llu tiles of %llux%llu; K in L1 chunks of %llu, L0 steps of %llu; %s; "
+             "%s buffers; model %.0f cycles",
+             lays, (unsigned long long)t->blocks, (unsigned long long)t->tpb, (unsigned long long)t->mt,
              (unsigned long long)t->nt, (unsigned long long)t->kl1, (unsigned long long)t->kl0,
-             t->reuse ? "kept across a tile row" : "reloaded per tile",
-             p->variant == MM_DB ? "double" : "single");
+             t->achunk  ? "A in chunks with B"
+             : t->reuse ? (t->l1astep ? "two A panels, each kept across a tile row"
+                                      : "A panel kept across a tile row")
+                        : "A panel reloaded per tile",
+             p->variant == MM_DB ? "double" : "single", t->est_cycles);
+    mm_plan_figures(r, s, t);
     return DV_OK;
 }
 
@@ -169,7 +281,8 @@ static void describe_tolerance(dv_opr_run *r, const mm_problem *p)
                      : "exact s32 sum, dequant within u_f16 |c|");
     else
         snprintf(r->check.tolerance, sizeof r->check.tolerance,
-                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double");
+                 "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double%s",
+                 p->act ? "; SiLU/GELU: 1.1 x that + 8 u_ub |x|" : "");
 }
 
 /* The expected value of c[i][j] from its exact sum (and sum|a b| for
@@ -202,47 +315,86 @@ static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, doub
     }
 }
 
+/* The fused epilogue in the reference: the bias into the sum (and its
+ * magnitude into the tolerance's sum|a b|: L0C starts from it), then
+ * expect(), then the ReLU. */
+static void expect_fused(const mm_state *s, const dv_opr_tensor *tab, const uint8_t *bias, dv_dtype in,
+                         uint64_t j, double sum, double sabs, double *want, double *tol)
+{
+    if (bias) {
+        double b = dv_opr_load(bias, in, j);
+        sum += b;
+        sabs += fabs(b);
+    }
+    expect(s, tab, j, sum, sabs, want, tol);
+    if (s->p.relu && *want < 0)
+        *want = 0;
+    if (s->p.act) {
+        /* x sigmoid(a x), computed in UB's type: the four Vector operations'
+         * roundings (8 u of it, of |x|) on top of the error in x itself,
+         * which the slope (at most 1.1) carries over */
+        double x = *want, a = s->p.act == 1 ? 1.0 : 1.702;
+        double u = dv_opr_unit_roundoff(s->p.out == MM_OUT_F32 ? DV_DT_F32 : DV_DT_F16);
+        *want = x / (1 + exp(-a * x));
+        *tol = 1.1 * *tol + 8 * u * fabs(x);
+    }
+}
+
 /* The fast reference (refgemm.h): A and B as doubles by panels. */
 typedef struct mm_ref {
     const mm_state *s;
-    const uint8_t *a, *b, *c;
+    const uint8_t *a, *b, *c, *bias;
     const dv_opr_tensor *tab;
     dv_dtype in, outt;
+    uint64_t batch; /* the matrix of the batch being checked */
 } mm_ref;
 
 static void ref_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
 {
     const mm_ref *x = user;
-    uint64_t k = x->s->p.k;
-    ref_load_row(x->a, x->in, i0 * k, rows * k, dst);
+    uint64_t m = x->s->p.m, k = x->s->p.k, base = x->batch * m * k;
+    if (!x->s->p.ta) {
+        ref_load_row(x->a, x->in, base + i0 * k, rows * k, dst);
+        return;
+    }
+    for (uint64_t kk = 0; kk < k; kk++) /* A^T [K, M] */
+        for (uint64_t r = 0; r < rows; r++)
+            dst[r * k + kk] = dv_opr_load(x->a, x->in, base + kk * m + i0 + r);
 }
 
 static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
 {
     const mm_ref *x = user;
-    uint64_t k = x->s->p.k, n = x->s->p.n;
-    if (x->in != DV_DT_S8) {
+    uint64_t k = x->s->p.k, n = x->s->p.n, base = x->batch * x->s->t.sb / x->s->t.es;
+    if (x->s->p.bnz) { /* NZ: (kk, j) at ((j / 16) Kp + kk) 16 + j % 16 */
         for (uint64_t kk = 0; kk < k; kk++)
-            ref_load_row(x->b, x->in, kk * n + j0, cols, dst + kk * ld);
+            for (uint64_t c = 0; c < cols; c++)
+                dst[kk * ld + c] =
+                    dv_opr_load(x->b, x->in, base + (((j0 + c) / 16) * x->s->t.kp + kk) * 16 + (j0 + c) % 16);
+        return;
+    }
+    if (x->in != DV_DT_S8 && !x->s->p.tb) {
+        for (uint64_t kk = 0; kk < k; kk++)
+            ref_load_row(x->b, x->in, base + kk * n + j0, cols, dst + kk * ld);
         return;
     }
     for (uint64_t c = 0; c < cols; c++) /* B^T [N, K] */
         for (uint64_t kk = 0; kk < k; kk++)
-            dst[kk * ld + c] = (int8_t)x->b[(j0 + c) * k + kk];
+            dst[kk * ld + c] = dv_opr_load(x->b, x->in, base + (j0 + c) * k + kk);
 }
 
 static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
                       uint64_t cols, const double *c, const float *sabs, uint64_t ld)
 {
     const mm_ref *x = user;
-    uint64_t ldc = x->s->t.ldc, k = x->s->p.k;
+    uint64_t ldc = x->s->t.ldc, k = x->s->p.k, row0 = x->batch * x->s->p.m + i0; /* C's rows: batch-major */
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t cc = 0; cc < cols; cc++) {
             double want, tol;
-            expect(x->s, x->tab, j0 + cc, c[r * ld + cc], sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0,
-                   &want, &tol);
-            double got = dv_opr_load(x->c, x->outt, (i0 + r) * ldc + j0 + cc);
-            dv_opr_compare_to(chk, "c", i0 + r, j0 + cc, got, want, tol);
+            expect_fused(x->s, x->tab, x->bias, x->in, j0 + cc, c[r * ld + cc],
+                         sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0, &want, &tol);
+            double got = dv_opr_load(x->c, x->outt, (row0 + r) * ldc + j0 + cc);
+            dv_opr_compare_to(chk, "c", row0 + r, j0 + cc, got, want, tol);
         }
 }
 
@@ -253,8 +405,9 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
     mm_ref x = {.s = s,
                 .a = dv_opr_tensor_find(r, "a")->host,
                 .b = dv_opr_tensor_find(r, "b")->host,
-                .c = dv_opr_gm(r, 2),
+                .c = dv_opr_gm(r, s->c),
                 .tab = dv_opr_tensor_find(r, "scales"),
+                .bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL,
                 .in = p->dt == 0   ? DV_DT_F16
                       : p->dt == 1 ? DV_DT_BF16
                                    : DV_DT_S8,
@@ -270,7 +423,12 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
                   .visit = ref_visit,
                   .user = &x,
                   .abs = p->dt != 2};
-    return ref_gemm_check(r, &g, err);
+    for (x.batch = 0; x.batch < s->t.batch; x.batch++) {
+        dv_status st = ref_gemm_check(r, &g, err);
+        if (st != DV_OK || dv_opr_check_stop(r))
+            return st;
+    }
+    return DV_OK;
 }
 
 /* The plain reference: a triple loop in double, sum|a b| exact. */
@@ -283,35 +441,43 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
     const uint8_t *a = dv_opr_tensor_find(r, "a")->host, *b = dv_opr_tensor_find(r, "b")->host;
     const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
-    const uint8_t *c = dv_opr_gm(r, 2);
+    const uint8_t *c = dv_opr_gm(r, s->c), *bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL;
     uint64_t m = p->m, n = p->n, k = p->k;
-    /* B as doubles, column-major (contiguous along K for the dot). */
-    double *bt = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
-    if (!bt || !ar) {
-        free(bt);
+    bool bt = in == DV_DT_S8 || p->tb;
+    /* B as doubles, column-major (contiguous along K for the dot), one
+     * matrix of the batch at a time. */
+    double *bcol = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
+    if (!bcol || !ar) {
+        free(bcol);
         free(ar);
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
     }
-    for (uint64_t j = 0; j < n; j++)
-        for (uint64_t kk = 0; kk < k; kk++)
-            bt[j * k + kk] = dv_opr_load(b, in, in == DV_DT_S8 ? j * k + kk : kk * n + j);
     describe_tolerance(r, p);
-    for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
-        for (uint64_t kk = 0; kk < k; kk++)
-            ar[kk] = dv_opr_load(a, in, i * k + kk);
-        for (uint64_t j = 0; j < n; j++) {
-            const double *bc = bt + j * k;
-            double sum = 0, sabs = 0;
-            for (uint64_t kk = 0; kk < k; kk++) {
-                sum += ar[kk] * bc[kk];
-                sabs += fabs(ar[kk] * bc[kk]);
+    for (uint64_t bi = 0; bi < t->batch; bi++) {
+        uint64_t ab = bi * m * k, bb = bi * t->sb / t->es, cb = bi * m;
+        for (uint64_t j = 0; j < n; j++)
+            for (uint64_t kk = 0; kk < k; kk++)
+                bcol[j * k + kk] = dv_opr_load(b, in,
+                                               bb + (p->bnz ? ((j / 16) * t->kp + kk) * 16 + j % 16
+                                                     : bt   ? j * k + kk
+                                                            : kk * n + j));
+        for (uint64_t i = 0; i < m && !dv_opr_check_stop(r); i++) {
+            for (uint64_t kk = 0; kk < k; kk++)
+                ar[kk] = dv_opr_load(a, in, ab + (p->ta ? kk * m + i : i * k + kk));
+            for (uint64_t j = 0; j < n; j++) {
+                const double *bc = bcol + j * k;
+                double sum = 0, sabs = 0;
+                for (uint64_t kk = 0; kk < k; kk++) {
+                    sum += ar[kk] * bc[kk];
+                    sabs += fabs(ar[kk] * bc[kk]);
+                }
+                double got = dv_opr_load(c, outt, (cb + i) * t->ldc + j), want, tol;
+                expect_fused(s, tab, bias, in, j, sum, sabs, &want, &tol);
+                dv_opr_compare(r, "c", cb + i, j, got, want, tol);
             }
-            double got = dv_opr_load(c, outt, i * t->ldc + j), want, tol;
-            expect(s, tab, j, sum, sabs, &want, &tol);
-            dv_opr_compare(r, "c", i, j, got, want, tol);
         }
     }
-    free(bt);
+    free(bcol);
     free(ar);
     return DV_OK;
 }
@@ -345,7 +511,8 @@ const dv_operator dv_op_matmul = {
     .dtypes = dtypes,
     .params = params,
     .tensors =
-        "a[M,K] b[K,N] (s8: b is B^T [N,K]) -> c[M,ldc], ldc = N rounded up to 16 (s8-req: 32) columns",
+        "a[B,M,K] (TA: [B,K,M]) b[B,K,N] (TB and s8: [B,N,K]; BNZ: NZ) [bias[N]] -> c[B,M,ldc], ldc = N "
+        "rounded up to 16 (s8-req: 32) columns",
     .notes = "dtype IN-OUT: f16/bf16 in, f32 accumulation, f16 or f32 out; s8-deq / s8-vdeq: s8 in, s32 "
              "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3. "
              "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "

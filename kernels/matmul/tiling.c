@@ -38,19 +38,49 @@ static uint64_t ub_bytes(mm_out o)
     return o == MM_OUT_F32 ? 4 : 2;
 }
 
+/* B given as B^T [N, K] (s8 always, floats with TB): its chunk is in
+ * L0B's order already, one load2d per step. */
+static bool mm_b_one_load(const mm_problem *p)
+{
+    return p->dt == 2 || p->tb;
+}
+
 /* Fills the buffer layout of t for its sizes; false if it does not fit. */
 static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
 {
     uint64_t kp = opc_round_up(p->k, t->k0);
-    uint64_t panel = t->mt * kp * t->es;
-    uint64_t bchunk = t->nt * t->kl1 * t->es;
+    uint64_t bchunk = opc_round_up(t->nt * t->kl1 * t->es, 32);
     uint64_t table = p->out == MM_OUT_VDEQ ? opc_round_up(p->n * 8, 32) : 0;
-    t->l1b = opc_round_up(panel, 32);
-    t->l1bstep = nbuf == 2 ? opc_round_up(bchunk, 32) : 0;
-    t->l1tab = t->l1b + opc_round_up(bchunk, 32) * nbuf;
+    if (t->achunk) {
+        /* Each L1 buffer holds a chunk of B and, after it, the same chunk
+         * of A (Mt x kl1): A streams with B, K is not bounded by L1. */
+        uint64_t region = bchunk + opc_round_up(t->mt * t->kl1 * t->es, 32);
+        t->aoff = bchunk;
+        t->biasoff = region;
+    } else {
+        t->aoff = 0;
+        t->biasoff = bchunk;
+    }
+    /* With a bias, each buffer also holds the tile's bias rows (Nt x 32
+     * bytes, one element a row) and the ones fractal. */
+    t->onesoff = t->biasoff + t->nt * 32;
+    uint64_t half = p->bias ? t->onesoff + 512 : t->biasoff;
+    /* The A panel(s) from 0: two (db) let MTE2 fill a tile row's panel
+     * while MTE1 still reads the last row's. */
+    uint64_t panel = t->achunk ? 0 : opc_round_up(t->mt * kp * t->es, 32);
+    t->l1astep = t->apanels == 2 ? panel : 0;
+    t->l1b = t->apanels == 2 ? 2 * panel : panel;
+    t->l1bstep = nbuf == 2 ? half : 0;
+    t->l1tab = t->l1b + half * nbuf;
     if (t->l1tab + table > cfg->l1_bytes)
         return false;
     uint64_t l0a = t->mt * t->kl0 * t->es, l0b = t->kl0 * t->nt * t->es;
+    t->l0x = 0;
+    if (p->bias) { /* ones x bias: m1 ones fractals in L0A, n1 bias ones in L0B */
+        t->l0x = opc_round_up(l0a > l0b ? l0a : l0b, 512);
+        l0a = t->l0x + t->mt * 32;
+        l0b = t->l0x + t->nt * 32;
+    }
     t->l0step = nbuf == 2 ? opc_round_up(l0a > l0b ? l0a : l0b, 512) : 0;
     if (l0a * nbuf > cfg->l0a_bytes || l0b * nbuf > cfg->l0b_bytes)
         return false;
@@ -68,15 +98,32 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
             t->ubnd = opc_round_up(ub, 32);
             ub = t->ubnd + t->mt * opc_round_up(t->nt, 32) * 3; /* f16 ND rows, then s8 rows */
         }
+        t->ubscr = 0;
+        if (p->act) { /* the activation's scratch tile after the tile */
+            t->ubscr = opc_round_up(ub, 32);
+            ub = t->ubscr + t->mt * t->nt * t->uboes;
+        }
         ub = opc_round_up(ub, UB_SKEW) + UB_SKEW; /* skew the pong into other bank groups */
         t->ubstep = nbuf == 2 ? ub : 0;
         if (ub * nbuf > cfg->ub_bytes)
             return false;
     }
     /* load2d repeats: m1 and n1 <= 16; s8 B loads kfr * n1 fractals at once. */
-    if (t->es == 1 && (t->kl0 / t->k0) * (t->nt / 16) > 255)
+    if (mm_b_one_load(p) && (t->kl0 / t->k0) * (t->nt / 16) > 255)
         return false;
     return true;
+}
+
+/* How many times MTE2 reads A and B over: A once per tile of a tile row
+ * unless its panel stays, B once per tile row. */
+double mm_a_reads(const mm_problem *p, const mm_tiling *t)
+{
+    return t->reuse ? 1 : (double)opc_ceil_div(p->n, t->nt);
+}
+
+double mm_b_reads(const mm_problem *p, const mm_tiling *t)
+{
+    return (double)opc_ceil_div(p->m, t->mt);
 }
 
 /* Cycles of the model for one candidate. */
@@ -89,19 +136,24 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* A block's tiles are consecutive in row-major order: it loads the A
      * panel once per tile row it touches (every tile when not reused); the
      * panel's load shows, since the row's first tile waits for it. */
-    double rows = t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
-    double panel = rows * mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
+    double rows = t->achunk ? 0 : t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
+    double panel_one = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
     /* MTE2: the B chunks, each a DMA with its head and GM latency
      * (dv_xfer_cycles, the model's own cost). */
     double chunks = (double)opc_ceil_div(p->k, t->kl1), steps = (double)opc_ceil_div(p->k, t->kl0);
     double chunk =
         (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * nt * es), dv_path_bw(cfg, DV_PATH_GM_L1),
                                cfg->dma_head_cycles, true, cfg->gm_latency, cfg->gm_full_bw_bytes);
-    double mte2 = chunks * chunk;
+    /* A in chunks (achunk): a second DMA per chunk, in the same stream. */
+    double achunk = t->achunk ? (double)dv_xfer_cycles((uint64_t)((double)t->kl1 * mt * es),
+                                                       dv_path_bw(cfg, DV_PATH_GM_L1), cfg->dma_head_cycles,
+                                                       true, cfg->gm_latency, cfg->gm_full_bw_bytes)
+                              : 0;
+    double mte2 = chunks * (chunk + achunk);
     /* MTE1: bytes plus the start-up of each load2d: one per K fractal for
      * A, and for B one per K fractal (f16, bf16: transposed fractal by
      * fractal) or one per step (s8: the step's kfr x n1 fractals at once). */
-    double loads = k / (double)t->k0 + (t->es == 1 ? steps : k / (double)t->k0);
+    double loads = k / (double)t->k0 + (mm_b_one_load(p) ? steps : k / (double)t->k0);
     double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
                   k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
                   loads * (double)cfg->dma_head_cycles;
@@ -112,9 +164,9 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      * as far ahead of the Cube as the MTE1 queue lets it run: queue_depth
      * instructions, per step its load2d and two flags. */
     double kfr = (double)t->kl0 / (double)t->k0;
-    double step_cube = cube / steps, per_step_insns = (t->es == 1 ? kfr + 1 : 2 * kfr) + 2;
+    double step_cube = cube / steps, per_step_insns = (mm_b_one_load(p) ? kfr + 1 : 2 * kfr) + 2;
     double hidden = (double)cfg->queue_depth / per_step_insns * step_cube;
-    double first = opc_max_d(0, chunk - hidden);
+    double first = opc_max_d(0, chunk + achunk - hidden);
     /* The Scalar unit, counted on the main path of the disassembly of
      * db.dvs (dvsim asm kernels/matmul/db.dvs -I kernels/lib -I
      * kernels/matmul, then dvsim disasm): matmul_db_f16_f16, its _aic twin
@@ -128,7 +180,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
      *   accumulate branch, the loop back every second step);
      *   s8: B is one load2d of the step's kfr x n1 fractals: 25 + 4.5 kfr
      *   ALU, 2 + kfr mul, 6 + kfr dispatched, 1 load, kfr + 0.5 taken. */
-    double step_s = t->es == 1
+    double step_s = mm_b_one_load(p)
                         ? opc_scalar_cycles(cfg, 25 + 4.5 * kfr, 2 + kfr, 6 + kfr, 1, 0, kfr + 0.5)
                         : opc_scalar_cycles(cfg, 29 + 9 * kfr, 2 * kfr, 5 + 2 * kfr, 1, 0, 2 * kfr - 0.5);
     /* Per L1 chunk (mm_chunk around its steps, with the B load of
@@ -150,28 +202,142 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double n1 = nt / 16;
     double out_s = cfg->split ? opc_scalar_cycles(cfg, 11, 2, 4, 1, 0, 0)
                               : opc_scalar_cycles(cfg, 19 + 8 * n1, 4 + 2 * n1, 7 + 2 * n1, 1, 0, 2 * n1 - 2);
+    /* The _ak kernels (A in chunks): per step, A's base in its B buffer is
+     * 1 ALU and 2 loads more (mm_load_l0); each chunk loads A (mm_load_l1,
+     * its address 1 mul fewer and 2 loads more than the panel's). */
+    double where = t->achunk ? steps * opc_scalar_cycles(cfg, 1, 0, 0, 2, 0, 0) +
+                                   chunks * (apanel_s + opc_scalar_cycles(cfg, 0, 0, 0, 2, 0, 0))
+                             : 0;
+    /* The two-panel kernels (_a2) read the tile's panel address from
+     * scalar data (MM_SD_AP): 1 load per step and per chunk that loads the
+     * panel; per new row the slot's flip and flags (mm_tile, or the
+     * prefetch): 6 ALU, 2 mul, 4 dispatched, 6 loads and stores, 1 taken. */
+    double ap = t->l1astep
+                    ? (steps + rows / (double)t->tpb * chunks) * opc_scalar_cycles(cfg, 0, 0, 0, 1, 0, 0) +
+                          opc_scalar_cycles(cfg, 6, 2, 4, 6, 0, 1)
+                    : 0;
     double scalar = opc_scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
-                    rows / (double)t->tpb * chunks * apanel_s;
+                    rows / (double)t->tpb * chunks * apanel_s + where + ap;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
     double head = (double)cfg->cube_head_cycles, dma = (double)cfg->dma_head_cycles;
     double per_tile;
-    if (p->variant == MM_DB)
-        per_tile = opc_max_d(opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)), scalar) + first;
-    else if (p->variant == MM_PIPELINED)
+    /* db: a tile's last chunk fetches the next tile's first (mm.inc's
+     * mm_prefetch_next), so a block waits for a first chunk once, and
+     * again per tile row whose new A panel must wait for the old one. */
+    double firsts = 0;
+    if (p->variant == MM_DB) {
+        per_tile = opc_max_d(opc_max_d(opc_max_d(cube, mte2), opc_max_d(mte1, outc)), scalar);
+        firsts = (t->achunk ? 1 : t->reuse ? rows : (double)t->tpb) * first;
+    } else if (p->variant == MM_PIPELINED)
         per_tile = opc_max_d(opc_max_d(cube + mte1, mte2), scalar) + outc + steps * head;
     else
         per_tile = cube + mte2 + mte1 + outc + scalar + steps * (head + dma);
-    return (double)t->tpb * per_tile + panel;
+    /* The A panels' loads: a row's first tile waits for its panel; with two
+     * panels (db) the block waits once, for its first chunk's share of the
+     * panel, and a row's first chunk comes with the last tile's prefetch:
+     * a row adds what MTE2 cannot fit in its first tile beside B. */
+    double panel = rows * panel_one;
+    if (t->l1astep) {
+        firsts = first;
+        panel = panel_one / chunks + rows * opc_max_d(0, panel_one + mte2 - per_tile);
+    }
+    double core = (double)t->tpb * per_tile + firsts + panel;
+    /* The chip: every block's MTE2 reads pass the L2 (memory.l2_bw_ratio x
+     * HBM), and what is not in the L2 yet comes from HBM: A and B once
+     * while they fit the L2, every read when they do not. */
+    double nb = (double)t->batch;
+    double reads =
+        nb * (mm_a_reads(p, t) * (double)(p->m * p->k) * es + mm_b_reads(p, t) * (double)(p->k * p->n) * es);
+    double distinct = nb * (double)(p->m * p->k + p->k * p->n) * es;
+    double hbm = (distinct > (double)cfg->l2_bytes ? reads : distinct) / (double)cfg->hbm_bytes_per_cycle;
+    double l2 = reads / ((double)cfg->hbm_bytes_per_cycle * (double)cfg->l2_bw_ratio);
+    return opc_max_d(core, opc_max_d(hbm, l2));
 }
 
 static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
 {
     t->ntiles = opc_ceil_div(p->n, t->nt);
-    t->tiles = opc_ceil_div(p->m, t->mt) * t->ntiles;
+    t->mtiles = opc_ceil_div(p->m, t->mt);
+    t->batch = p->batch ? p->batch : 1;
+    t->tiles = t->batch * t->mtiles * t->ntiles;
+    t->sa = p->m * p->k * t->es;
+    t->sb = p->bnz ? opc_round_up(p->k, 16) * opc_round_up(p->n, 16) * t->es : p->k * p->n * t->es;
+    t->bnz = p->bnz;
+    t->kp = opc_round_up(p->k, 16);
+    t->sc = p->m * t->ldc * t->oes;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
+    /* no block without a tile: 24 tiles on 20 cores are 12 blocks of 2 */
+    if (!p->blocks)
+        t->blocks = opc_ceil_div(t->tiles, t->tpb);
+}
+
+/* B's rows in a tile: whole L2 lines (or all of N), so that no line is
+ * shared by two tiles that cores read at once (memory/dv_gmsys.c
+ * serialises them). */
+static bool lines_whole(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t)
+{
+    uint64_t lb = cfg->l2_line_bytes ? cfg->l2_line_bytes : 1;
+    return t->nt >= p->n || (t->nt * t->es) % lb == 0;
+}
+
+/* c better than t: a lower estimate; within 0.1% (bound by the same
+ * resource, e.g. HBM), whole lines, then the larger tile (fewer
+ * instructions); a full tie keeps t, so the A panel wins over A chunks. */
+static bool better(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *c, const mm_tiling *t)
+{
+    if (c->est_cycles < t->est_cycles * 0.999)
+        return true;
+    if (c->est_cycles > t->est_cycles * 1.001)
+        return false;
+    bool cl = lines_whole(cfg, p, c), tl = lines_whole(cfg, p, t);
+    if (cl != tl)
+        return cl;
+    return c->mt * c->nt * c->kl1 > t->mt * t->nt * t->kl1;
+}
+
+/* The best candidate with A in chunks (ac) from ac_lo to ac_hi (with ac 0,
+ * one or two A panels) into *t;
+ * false if none fits. */
+static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *base, unsigned nbuf,
+                   uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t)
+{
+    bool found = false;
+    for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
+        for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
+            for (uint64_t kl0 = base->k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base->k0); kl0 *= 2)
+                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
+                    if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
+                        (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
+                        continue;
+                    /* The L0 halves alternate within a chunk: a chunk of one
+                     * step would never overlap MTE1 with the Cube. */
+                    if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
+                        continue;
+                    /* v: 0 one A panel, 1 two A panels (db's plain kernels, a block of
+                     * more than one tile), 2 A in chunks */
+                    for (uint64_t v = ac_lo ? 2 : 0; v <= (ac_hi ? 2 : 0); v++) {
+                        if (v == 1 && (nbuf != 2 || p->layouts))
+                            continue;
+                        uint64_t ac = v == 2;
+                        mm_tiling c = *base;
+                        c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = !ac, c.achunk = ac;
+                        c.apanels = v == 1 ? 2 : 1;
+                        finish(p, &c, cfg->cores);
+                        if (v == 1 && c.tpb < 2)
+                            continue;
+                        if (!layout(cfg, p, &c, nbuf))
+                            continue;
+                        c.est_cycles = estimate(cfg, p, &c);
+                        if (!found || better(cfg, p, &c, t)) {
+                            *t = c;
+                            found = true;
+                        }
+                    }
+                }
+    return found;
 }
 
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
@@ -191,6 +357,8 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     base.oes = out_bytes(p->out);
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);
+    base.relu = p->relu;
+    base.act = p->act;
     uint64_t cores = cfg->cores;
     unsigned nbuf = p->variant == MM_DB ? 2 : 1;
     /* Coupled requant writes whole 32-byte s8 rows: tiles 32 columns wide. */
@@ -202,49 +370,27 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         t->kl0 = t->kl1 = opc_round_up(64, t->k0);
         t->reuse = 0;
         finish(p, t, cores);
-        if (!layout(cfg, p, t, 1))
-            return dv_error_set(err, DV_ERR_INPUT,
-                                "matmul: K=%llu is too deep for %s: the A panel (64 x K) does not fit L1",
-                                (unsigned long long)p->k, cfg->name);
+        if (!layout(cfg, p, t, 1)) {
+            t->achunk = 1; /* K too deep for the 64 x K panel: A in chunks */
+            if (!layout(cfg, p, t, 1))
+                return dv_error_set(err, DV_ERR_INPUT, "matmul: the 64 x 64 tiles do not fit %s's buffers",
+                                    cfg->name);
+        }
         t->est_cycles = estimate(cfg, p, t);
         return DV_OK;
     }
-    bool found = false;
-    for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
-        for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
-            for (uint64_t kl0 = base.k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base.k0); kl0 *= 2)
-                for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
-                    if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
-                        (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
-                        continue;
-                    /* The L0 halves alternate within a chunk: a chunk of one
-                     * step would never overlap MTE1 with the Cube. */
-                    if (nbuf == 2 && kl1 < 2 * kl0 && p->k > kl0)
-                        continue;
-                    mm_tiling c = base;
-                    c.mt = mt, c.nt = nt, c.kl0 = kl0, c.kl1 = kl1, c.reuse = 1;
-                    finish(p, &c, cores);
-                    if (!layout(cfg, p, &c, nbuf))
-                        continue;
-                    c.est_cycles = estimate(cfg, p, &c);
-                    /* Ties go to the larger tile (fewer instructions). */
-                    if (!found || c.est_cycles < t->est_cycles * 0.999 ||
-                        (c.est_cycles <= t->est_cycles * 1.001 &&
-                         c.mt * c.nt * c.kl1 > t->mt * t->nt * t->kl1)) {
-                        *t = c;
-                        found = true;
-                    }
-                }
+    /* The single-buffer plans stream A only when its panel does not fit:
+     * with one buffer an A chunk's load cannot hide behind the Cube. */
+    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t);
+    if (!found && nbuf == 1)
+        found = search(cfg, p, &base, nbuf, nstep, 1, 1, t);
     if (!found && (p->force_mt || p->force_nt))
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
                             (unsigned long long)p->force_mt, (unsigned long long)p->force_nt, cfg->name);
     if (!found)
-        return dv_error_set(
-            err, DV_ERR_INPUT,
-            "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers (the A panel of 16 rows "
-            "x K must fit L1: K <= %llu)",
-            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k, cfg->name,
-            (unsigned long long)(cfg->l1_bytes / 2 / (16 * base.es)));
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers",
+                            (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k,
+                            cfg->name);
     return DV_OK;
 }

@@ -20,6 +20,12 @@ typedef struct mm_problem {
     mm_variant variant;
     uint64_t blocks;             /* 0: the tiling chooses */
     uint64_t force_mt, force_nt; /* 0, or the tile size the user asked for */
+    uint64_t batch;              /* matrices (0 or 1: one) */
+    bool ta, tb;                 /* A given as [K, M]; B as [N, K] (floats; s8's B always is) */
+    bool bias, relu;             /* C = relu?(A x B + bias[N]) (the layouts kernels) */
+    unsigned act;                /* coupled cores: 1 SiLU, 2 GELU (x sigmoid(1.702 x)), on the Vector unit */
+    bool bnz;                    /* B given in NZ: N/16 column blocks of roundup(K, 16) rows x 16 */
+    bool layouts;                /* the layouts kernels (batch, TA, TB, BNZ, BIAS, RELU, ACT): one A panel */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */
@@ -27,13 +33,18 @@ typedef struct mm_tiling {
 #define TILING_FIELD(member, sym, doc) uint64_t member;
 #include "tiling.def"
 #undef TILING_FIELD
-    uint64_t k0;       /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
-    uint64_t es, oes;  /* bytes per input element, per output element in GM */
-    uint64_t uboes;    /* coupled cores: bytes per element copy_l0c_ub writes to UB */
-    uint64_t blocks;   /* block_dim */
+    uint64_t k0;      /* K elements of a fractal row: 32 bytes / es (the kernel shifts by its log) */
+    uint64_t es, oes; /* bytes per input element, per output element in GM */
+    uint64_t uboes;   /* coupled cores: bytes per element copy_l0c_ub writes to UB */
+    uint64_t blocks;  /* block_dim */
+    uint64_t
+        apanels; /* A panels in L1 (not achunk): 1, or 2 (db: a new row's loads while MTE1 reads the last) */
     double est_cycles; /* the model's estimate that chose it */
 } mm_tiling;
 
+/* Times MTE2 reads A, B over under tiling t (the plan's a_reads, b_reads). */
+double mm_a_reads(const mm_problem *p, const mm_tiling *t);
+double mm_b_reads(const mm_problem *p, const mm_tiling *t);
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
