@@ -12,8 +12,14 @@ size inches at dpi (default 6.4 x 4.8 at 100: a 640 x 480 PNG).  Each function r
 matplotlib Figure."""
 import math
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+import sys
+
+try:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+except ImportError as e:  # one clear line instead of a traceback into importlib
+    raise ImportError(f"dvsim.plot needs matplotlib, which {sys.executable} does not have "
+                      "(Debian: apt-get install python3-matplotlib, then run /usr/bin/python3)") from e
 
 # What a roofline needs of each row (the sweep's metrics): the Cube's MACs and FLOP rate,
 # the HBM bytes moved, and the chip's two roofs.
