@@ -12,11 +12,14 @@ Prints the markdown table; --docs replaces the table between the markers
 adds an entry per (shape, chip) of --baseline-chips that the baseline lacks
 (its figures then come from `dvsim regress --bless`).
 
-Columns: cycles (chip.cycles, the kernel without the launch overhead), us
+Columns: cycles (the kernel without the launch overhead; a split-K plan
+counts both launches' core cycles, op.total_cycles, plus the second
+launch's overhead, which only it pays), us
 (those cycles at the chip clock), TFLOPS (2 M N K / that time), % of the
 chip's fp16 Cube peak (TFLOPS / the peak `dvsim chips` prints), % HBM (HBM
-traffic / peak over the kernel's time, chip.hbm.utilisation_pct's bytes),
-and the operator roofline's bound with the share of it achieved."""
+traffic / peak over the kernel's time, chip.hbm.utilisation_pct's bytes;
+"-" for split-K, whose chip.hbm.bytes are the last launch's only), and the
+operator roofline's bound with the share of those cycles it is."""
 import argparse
 import json
 import re
@@ -71,14 +74,19 @@ def measure(dvsim, chip, m, n, k):
     out = run(dvsim, ["run", "matmul", "--chip", chip, "--shape", shape, "--no-data", "--json"])
     s = json.loads(out)
     text = run(dvsim, ["run", "matmul", "--chip", chip, "--shape", shape, "--no-data"])
-    bound = re.search(r"bound by (\S+) at [\d.]+ cycles, achieved ([\d.]+)%", text)
+    bound = re.search(r"bound by (\S+) at ([\d.]+) cycles, achieved ([\d.]+)%", text)
     tiling = re.search(r"^tiling: (.*)$", text, re.M).group(1)
+    launches = int(s["op.launches"]["value"])
+    cycles = int(s["op.total_cycles"]["value"]) + (launches - 1) * int(s["chip.launch_cycles"]["value"])
     return {
         "shape": shape,
-        "cycles": int(s["chip.cycles"]["value"]),
+        "cycles": cycles,
+        "ksplit": int(s["op.plan.k_split"]["value"]),
         "hbm_bytes": s["chip.hbm.bytes"]["value"],
         "bound": bound.group(1) if bound else "?",
-        "achieved": float(bound.group(2)) if bound else 0,
+        # dvsim's share is of the last launch's cycles: with split-K, of the sum
+        "achieved": (float(bound.group(3)) if launches == 1 else 100.0 * float(bound.group(2)) / cycles)
+        if bound else 0,
         "tile": "%dx%d" % (s["op.plan.tile_m"]["value"], s["op.plan.tile_n"]["value"]),
         "plan": tiling,
         "blocks": int(s["op.plan.blocks"]["value"]),
@@ -101,9 +109,12 @@ def table(dvsim, chips):
             hbm_pct = 100.0 * r["hbm_bytes"] / (us * 1e-6) / (r["hbm_peak_gbps"] * 1e9)
             plan = "%d x %s%s" % (r["blocks"], r["tile"], ", A chunks" if r["achunk"] else
                                   ", 2 A panels" if r["apanels"] == 2 else "")
-            rows.append("| %s | %s | %s | %dx%dx%d | %s | %d | %.1f | %.1f | %.1f | %.1f | %s (%.0f%%) |" %
+            if r["ksplit"] > 1:
+                plan += ", split-K %d" % r["ksplit"]
+            hbm = "-" if r["ksplit"] > 1 else "%.1f" % hbm_pct
+            rows.append("| %s | %s | %s | %dx%dx%d | %s | %d | %.1f | %.1f | %.1f | %s | %s (%.0f%%) |" %
                         (chip, model, layer, m, n, k, plan, r["cycles"], us, tflops, 100.0 * tflops / peak,
-                         hbm_pct, r["bound"], r["achieved"]))
+                         hbm, r["bound"], r["achieved"]))
     return "\n".join(rows) + "\n"
 
 

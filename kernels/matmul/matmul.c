@@ -25,6 +25,7 @@ DV_KERNEL_BLOB(matmul_layouts_c0);
 DV_KERNEL_BLOB(matmul_layouts_c1);
 DV_KERNEL_BLOB(matmul_layouts_a0);
 DV_KERNEL_BLOB(matmul_layouts_a1);
+DV_KERNEL_BLOB(matmul_ksum);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
@@ -45,6 +46,9 @@ static const dv_operator_param params[] = {
      "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (coupled cores; f16, "
      "bf16; db)"},
     {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
+    {"KS", 0, 0, 64,
+     "split-K: 0 the tiling's model chooses, 1 never, S: K in S ranges on as many cores, f32 partial sums "
+     "in a GM workspace, summed by a second launch on the Vector unit (f16, bf16; db)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -67,6 +71,7 @@ typedef struct mm_state {
     mm_tiling t;
     float scale; /* deq / req */
     unsigned c;  /* C's tensor index */
+    unsigned ws; /* split-K: the f32 workspace's */
 } mm_state;
 
 static float base_scale(uint64_t k)
@@ -95,6 +100,15 @@ static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t
     dv_opr_plan(r, "a_reads", "times MTE2 reads A over (the plan's arithmetic)", mm_a_reads(&s->p, t));
     dv_opr_plan(r, "b_reads", "times MTE2 reads B over (the plan's arithmetic)", mm_b_reads(&s->p, t));
     dv_opr_plan(r, "model_cycles", "the tiling model's estimate of the plan", t->est_cycles);
+    dv_opr_plan(r, "k_split", "split-K: K ranges on separate cores, summed by a second launch (1: none)",
+                (double)t->ksplit);
+    if (t->ksplit > 1) {
+        dv_opr_plan(r, "k_per_split", "K depth of each split but the last", (double)t->k);
+        dv_opr_plan(r, "model_reduce_cycles", "the model's estimate of the reduction launch",
+                    t->reduce_cycles);
+        dv_opr_plan(r, "model_unsplit_cycles", "the model's estimate of the best plan without split-K",
+                    t->unsplit_cycles);
+    }
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -120,6 +134,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->relu = dv_opr_param(r, "RELU") != 0;
     p->bnz = dv_opr_param(r, "BNZ") != 0;
     p->act = (unsigned)dv_opr_param(r, "ACT");
+    p->ksplit = dv_opr_param(r, "KS");
     if (p->act && (p->dt == 2 || p->relu || r->cfg->split))
         return dv_error_set(
             err, DV_ERR_INPUT,
@@ -154,9 +169,13 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const char *const ins[] = {"f16", "bf16", "s8"};
     static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
     char kernel[64], lay[8] = "";
+    bool split = t->ksplit > 1;
     if (layouts) /* the layouts family: batch, A^T, B^T (s8's native) */
         snprintf(lay, sizeof lay, "_x%d%d", p->ta ? 1 : 0, p->tb || p->dt == 2 ? 1 : 0);
-    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt], outs[p->out],
+    if (split) /* split-K: f32 partial sums, the layouts family's batch over the splits */
+        snprintf(lay, sizeof lay, "_xk");
+    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt],
+             split ? "f32" : outs[p->out],
              t->achunk    ? "_ak"
              : t->l1astep ? "_a2"
                           : "",
@@ -165,7 +184,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
     const dv_kernel_blob *blob =
-        layouts ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0] : blobs[p->variant];
+        layouts || split ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0] : blobs[p->variant];
     if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
@@ -183,6 +202,14 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
 #include "tiling.def"
 #undef TILING_FIELD
     };
+    if (split) {
+        /* the record is the splits'; the tensors and the reference see
+         * one matrix of M x N x K with C in the output type */
+        s->t.batch = 1;
+        s->t.sb = p->k * p->n * es;
+        s->t.oes = p->out == MM_OUT_F32 ? 4 : 2;
+        s->t.kp = opc_round_up(p->k, 16);
+    }
     uint64_t nb = t->batch;
     if ((st = dv_opr_tensor_add(r, "a", false, opc_round_up(nb * p->m * p->k * es, 32), &a, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "b", false, opc_round_up(nb * t->sb, 32), &b, err)) != DV_OK ||
@@ -237,7 +264,14 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         }
         q = r->t[tab].addr;
     }
-    uint64_t args[] = {r->t[a].addr, r->t[b].addr, r->t[c].addr, r->t[rec].addr, q};
+    uint64_t cdst = r->t[c].addr;
+    if (split) { /* launch 0 writes the splits' f32 sums here; launch 1 sums them into c */
+        if ((st = dv_opr_tensor_add(r, "ws", true, t->ksplit * p->m * t->ldc * 4, &s->ws, err)) != DV_OK)
+            return st;
+        cdst = r->t[s->ws].addr;
+        r->launches = 2;
+    }
+    uint64_t args[] = {r->t[a].addr, r->t[b].addr, cdst, r->t[rec].addr, q};
     if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
         return st;
     double macs = (double)nb * (double)p->m * (double)p->n * (double)p->k;
@@ -267,8 +301,36 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
                                       : "A panel kept across a tile row")
                         : "A panel reloaded per tile",
              p->variant == MM_DB ? "double" : "single", t->est_cycles);
+    if (split) {
+        size_t len = strlen(r->tiling);
+        snprintf(r->tiling + len, sizeof r->tiling - len,
+                 "; split-K: %llu splits of K=%llu (the last %llu), f32 workspace, then a reduction launch "
+                 "(model %.0f; unsplit %.0f)",
+                 (unsigned long long)t->ksplit, (unsigned long long)t->k, (unsigned long long)t->klast,
+                 t->reduce_cycles, t->unsplit_cycles);
+    }
     mm_plan_figures(r, s, t);
     return DV_OK;
+}
+
+/* Split-K's launch 1 (matmul_ksum, ksum.dvs): the S f32 slices of the
+ * workspace summed into C on the vector cores. */
+static dv_status next_launch(dv_opr_run *r, unsigned i, dv_error *err)
+{
+    (void)i;
+    const mm_state *s = r->state;
+    const mm_tiling *t = &s->t;
+    dv_status st =
+        dv_opr_use_kernel(r, &dvk_matmul_ksum, r->cfg->split ? "matmul_ksum_aiv" : "matmul_ksum", err);
+    if (st != DV_OK)
+        return st;
+    uint64_t n = s->p.m * t->ldc, blocks, per, tile;
+    mm_ksum_split(r->cfg, n, &blocks, &per, &tile);
+    uint64_t args[] = {
+        r->t[s->ws].addr, r->t[s->c].addr, n, t->ksplit, per, tile, s->p.out == MM_OUT_F32 ? 1 : 0};
+    if ((st = opc_args(r, args, 7, err)) != DV_OK)
+        return st;
+    return dv_opr_set_blocks(r, blocks, err);
 }
 
 /* The tolerance rule in words (both references). */
@@ -521,6 +583,7 @@ const dv_operator dv_op_matmul = {
     .cases = cases,
     .check = check,
     .release = release,
+    .next_launch = next_launch,
 };
 
 DV_OPERATORS(matmul, &dv_op_matmul);

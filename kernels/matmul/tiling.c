@@ -267,6 +267,8 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     t->bnz = p->bnz;
     t->kp = opc_round_up(p->k, 16);
     t->sc = p->m * t->ldc * t->oes;
+    t->lda = p->k;
+    t->klast = p->k;
     t->blocks = p->blocks ? p->blocks : opc_min(cores, t->tiles);
     t->tpb = opc_ceil_div(t->tiles, t->blocks);
     /* no block without a tile: 24 tiles on 20 cores are 12 blocks of 2 */
@@ -340,6 +342,72 @@ static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
     return found;
 }
 
+void mm_ksum_split(const dv_chip_config *cfg, uint64_t n, uint64_t *blocks, uint64_t *per, uint64_t *tile)
+{
+    /* blocks take whole 512-byte spans (128 f32): whole L2 lines on the
+     * built-in chips, and whole f16 blocks of the output */
+    uint64_t vc = opc_vector_cores(cfg), b = opc_min(vc, opc_ceil_div(n, 128));
+    *per = opc_round_up(opc_ceil_div(n, b), 128);
+    *blocks = opc_ceil_div(n, *per);
+    /* UB holds ACC and TMP (f32) and OUT (f16) of a tile: 10 bytes an
+     * element plus the skews; at most 255 repeats of 64 f32 per vadd */
+    uint64_t fit = (cfg->ub_bytes - 1024) / 10 / 64 * 64;
+    *tile = opc_min(opc_min(*per, fit), 255 * 64);
+}
+
+/* The reduction launch (ksum.dvs) in the model: its launch overhead, then
+ * per block the S slices of its share read from GM into UB and its output
+ * written back (each tile waits for its loads: no overlap), or HBM if that
+ * is slower; the vadds and the conversion on the Vector unit. */
+static double reduce_estimate(const dv_chip_config *cfg, uint64_t n, uint64_t s, uint64_t oes)
+{
+    uint64_t blocks, per, tile;
+    mm_ksum_split(cfg, n, &blocks, &per, &tile);
+    double tiles = (double)opc_ceil_div(per, tile);
+    double in = (double)dv_xfer_cycles(tile * 4, dv_path_bw(cfg, DV_PATH_GM_UB), cfg->dma_head_cycles, true,
+                                       cfg->gm_latency, cfg->gm_full_bw_bytes);
+    double outc = (double)dv_xfer_cycles(tile * oes, dv_path_bw(cfg, DV_PATH_UB_GM), cfg->dma_head_cycles,
+                                         true, cfg->gm_latency, cfg->gm_full_bw_bytes);
+    double vec = (double)opc_ceil_div(tile, 64) * (double)s; /* a repeat a cycle: vadds and the vconv */
+    double core = tiles * ((double)s * in + vec + outc);
+    double hbm = (double)n * (4.0 * (double)s + (double)oes) / (double)cfg->hbm_bytes_per_cycle;
+    return (double)cfg->launch_cycles + opc_max_d(core, hbm);
+}
+
+/* The best split-K plan with S splits into *t; false if S does not cut K
+ * (the last split would be empty) or no tiling fits. */
+static bool split_plan(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *base, uint64_t nstep,
+                       uint64_t s, mm_tiling *t)
+{
+    uint64_t ks = opc_round_up(opc_ceil_div(p->k, s), 16);
+    if (s < 2 || (s - 1) * ks >= p->k)
+        return false;
+    mm_problem q = *p;
+    q.k = ks;
+    q.batch = s;
+    q.layouts = true; /* the _xk kernels: one launch over S matrices */
+    q.out = MM_OUT_F32;
+    mm_tiling b = *base;
+    b.k = ks;
+    b.oes = out_bytes(MM_OUT_F32);
+    b.uboes = ub_bytes(MM_OUT_F32);
+    if (!search(cfg, &q, &b, 2, nstep, 1, 1, t))
+        return false;
+    t->lda = p->k;
+    t->sa = ks * t->es; /* split s's A: columns s ks.. of the same rows */
+    t->klast = p->k - (s - 1) * ks;
+    t->ksplit = s;
+    t->reduce_cycles = reduce_estimate(cfg, p->m * t->ldc, s, out_bytes(p->out));
+    t->est_cycles += t->reduce_cycles;
+    return true;
+}
+
+/* Split-K applies to db with float inputs and none of the layouts. */
+static bool splittable(const mm_problem *p)
+{
+    return p->variant == MM_DB && p->dt != 2 && !p->layouts;
+}
+
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
 {
     mm_tiling base;
@@ -392,5 +460,36 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         return dv_error_set(err, DV_ERR_INPUT, "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers",
                             (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k,
                             cfg->name);
+    t->ksplit = 1;
+    t->unsplit_cycles = t->est_cycles;
+    if (p->ksplit > 1) {
+        if (!splittable(p))
+            return dv_error_set(err, DV_ERR_INPUT,
+                                "matmul: KS (split-K) is for the db variant with f16 or bf16 inputs, without "
+                                "B=, TA, TB, BNZ, BIAS, RELU or ACT");
+        mm_tiling c;
+        if (!split_plan(cfg, p, &base, nstep, p->ksplit, &c))
+            return dv_error_set(err, DV_ERR_INPUT, "matmul: KS=%llu does not cut K=%llu into %llu splits",
+                                (unsigned long long)p->ksplit, (unsigned long long)p->k,
+                                (unsigned long long)p->ksplit);
+        c.unsplit_cycles = t->est_cycles;
+        *t = c;
+        return DV_OK;
+    }
+    /* The model tries splits of at least 256 deep (on ascend910 the
+     * unsplit 256 x 256 x 16384 fills its 32 cores with 64 x 32 tiles, yet
+     * 8 splits of 128 x 128 tiles are faster), and takes
+     * a split only when it wins by 5% (its reduction launch is a new
+     * kernel's overhead the model may not see whole). */
+    if (p->ksplit == 0 && splittable(p) && !p->blocks) {
+        mm_tiling best = *t;
+        for (uint64_t s = 2; s <= cores && p->k >= s * 256; s++) {
+            mm_tiling c;
+            if (split_plan(cfg, p, &base, nstep, s, &c) && c.est_cycles < 0.95 * best.est_cycles)
+                best = c;
+        }
+        best.unsplit_cycles = t->est_cycles;
+        *t = best;
+    }
     return DV_OK;
 }

@@ -26,6 +26,7 @@ typedef struct mm_problem {
     unsigned act;                /* coupled cores: 1 SiLU, 2 GELU (x sigmoid(1.702 x)), on the Vector unit */
     bool bnz;                    /* B given in NZ: N/16 column blocks of roundup(K, 16) rows x 16 */
     bool layouts;                /* the layouts kernels (batch, TA, TB, BNZ, BIAS, RELU, ACT): one A panel */
+    uint64_t ksplit;             /* split-K: 0 the model chooses, 1 never, S: S splits (f16, bf16; db) */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */
@@ -39,13 +40,23 @@ typedef struct mm_tiling {
     uint64_t blocks;  /* block_dim */
     uint64_t
         apanels; /* A panels in L1 (not achunk): 1, or 2 (db: a new row's loads while MTE1 reads the last) */
-    double est_cycles; /* the model's estimate that chose it */
+    double est_cycles; /* the model's estimate that chose it (split-K: with the reduction launch) */
+    /* Split-K (ksplit > 1): the record describes S matrices of M x N x k
+     * (k = T_K the depth of a split, klast the last one's), whose f32
+     * results go to a workspace of S slices of M x ldc; a second launch
+     * (matmul_ksum, the Vector unit) sums them into C. */
+    uint64_t ksplit;
+    double reduce_cycles;  /* the model's estimate of the reduction launch, its launch overhead included */
+    double unsplit_cycles; /* the best plan without split-K, as the model has it */
 } mm_tiling;
 
 /* Times MTE2 reads A, B over under tiling t (the plan's a_reads, b_reads). */
 double mm_a_reads(const mm_problem *p, const mm_tiling *t);
 double mm_b_reads(const mm_problem *p, const mm_tiling *t);
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
+/* The reduction's blocks on the vector cores: elements per block and per
+ * tile (matmul_ksum's per and tile) for a slice of n f32 elements. */
+void mm_ksum_split(const dv_chip_config *cfg, uint64_t n, uint64_t *blocks, uint64_t *per, uint64_t *tile);
 /* DV_ERR_INPUT with one line if no tiling fits the chip's buffers. */
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err);
 

@@ -13,7 +13,12 @@
  *  - one core of every training chip (ascend910, ascend910b, ascend910b1,
  *    ascend910b3): db 512^3 >= 80% of the Cube, 1024^3 >= 90%;
  *  - two A panels (the _a2 kernels, op.plan.a_panels 2): the reference check
- *    passes over several tile rows of partial tiles, floats and s8. */
+ *    passes over several tile rows of partial tiles, floats and s8;
+ *  - split-K (KS=, the _xk kernels and the matmul_ksum reduction launch):
+ *    the reference check passes with K not a multiple of the split (K =
+ *    10007), f16 and bf16-f32, on both chip kinds; M=N=256, K=16384 is
+ *    split by the model on both, and its two launches (overheads included)
+ *    beat the unsplit plan (KS=1); KS with a layout or s8 is refused. */
 #include "dv_test_main.h"
 #include "ops_run.h"
 
@@ -195,6 +200,68 @@ START_TEST(test_two_panels)
 }
 END_TEST
 
+static double wall_cycles(const dv_opjob_result *r)
+{
+    /* every launch pays the chip's launch overhead */
+    return stat_of(r, "op.total_cycles") + stat_of(r, "op.launches") * stat_of(r, "chip.launch_cycles");
+}
+
+START_TEST(test_split_k)
+{
+    static const struct {
+        const char *dtype, *shape;
+        double ks;
+    } runs[] = {{"f16", "M=64,N=96,K=10007,KS=4", 4},
+                {"bf16-f32", "M=64,N=96,K=10007,KS=3", 3},
+                {"f16", "M=33,N=17,K=4000,KS=7", 7}};
+    for (unsigned c = 0; c < 2; c++)
+        for (unsigned i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+            dv_opjob_result r;
+            dv_chip_config cfg;
+            ck_assert_int_eq(
+                op_run_kept(&r, &cfg, "matmul", chips[c], "db", runs[i].dtype, runs[i].shape, 0, true),
+                DV_OK);
+            ck_assert_double_eq(stat_of(&r, "op.plan.k_split"), runs[i].ks);
+            ck_assert_double_eq(stat_of(&r, "op.launches"), 2);
+            ck_assert_msg(dv_opr_check_passed(&r.run->check), "%s %s on %s: %llu of %llu wrong",
+                          runs[i].dtype, runs[i].shape, chips[c], (unsigned long long)r.run->check.mismatches,
+                          (unsigned long long)r.run->check.compared);
+            dv_opjob_free(&r);
+        }
+    /* the model's own choice, with data, against the same shape unsplit:
+     * on ascend910b3 the unsplit plan has 16 tiles of 64 x 64 for 20
+     * cores, on ascend910 32 tiles of 64 x 32 that read A and B over */
+    for (unsigned c = 0; c < 2; c++) {
+        dv_opjob_result sp, un;
+        dv_chip_config cfg;
+        ck_assert_int_eq(
+            op_run_kept(&sp, &cfg, "matmul", chips[c], "db", "f16", "M=256,N=256,K=16384", 0, true), DV_OK);
+        ck_assert_msg(stat_of(&sp, "op.plan.k_split") > 1, "%s: not split", chips[c]);
+        ck_assert_msg(dv_opr_check_passed(&sp.run->check), "%s: split 256x256x16384: %llu wrong", chips[c],
+                      (unsigned long long)sp.run->check.mismatches);
+        ck_assert_int_eq(
+            op_run_kept(&un, &cfg, "matmul", chips[c], "db", "f16", "M=256,N=256,K=16384,KS=1", 0, false),
+            DV_OK);
+        ck_assert_double_eq(stat_of(&un, "op.plan.k_split"), 1);
+        ck_assert_msg(wall_cycles(&sp) < wall_cycles(&un), "%s: split %.0f cycles, unsplit %.0f", chips[c],
+                      wall_cycles(&sp), wall_cycles(&un));
+        dv_opjob_free(&sp);
+        dv_opjob_free(&un);
+    }
+    /* what split-K does not take */
+    static const char *const bad[][2] = {{"f16", "M=64,N=64,K=4096,KS=2,TA=1"},
+                                         {"f16", "M=64,N=64,K=4096,KS=2,B=2"},
+                                         {"s8-deq", "M=64,N=64,K=4096,KS=2"},
+                                         {"f16", "M=64,N=64,K=100,KS=64"}};
+    for (unsigned i = 0; i < 4; i++)
+        ck_assert_int_eq(op_run("matmul", "ascend910b3", "db", bad[i][0], bad[i][1], 0, false).status,
+                         DV_ERR_INPUT);
+    ck_assert_int_eq(
+        op_run("matmul", "ascend910b3", "pipelined", "f16", "M=64,N=64,K=4096,KS=2", 0, false).status,
+        DV_ERR_INPUT);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("matmul-shapes");
@@ -206,6 +273,7 @@ int main(void)
     tcase_add_test(tc, test_skinny_reads_and_forced_tiles);
     tcase_add_test(tc, test_one_core_cube);
     tcase_add_test(tc, test_two_panels);
+    tcase_add_test(tc, test_split_k);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
