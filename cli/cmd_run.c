@@ -186,7 +186,6 @@ static int operator_request(const run_opts *o, const dv_operator *op, dv_opr_req
 static void print_operator(const dv_opjob_result *jr)
 {
     const dv_opr_run *r = jr->run;
-    const dv_run_result *res = &jr->res;
     const dv_operator *op = r->op;
     printf("operator %s, variant %s, dtype %s, shape ", op->name, dv_opr_variant(r), dv_opr_dtype(r));
     for (unsigned i = 0; op->params[i].name; i++)
@@ -228,7 +227,7 @@ static void print_operator(const dv_opjob_result *jr)
     const dv_opr_roofline *rl = &jr->roof;
     printf("operator roofline on %u core%s: cube %.0f, vector %.0f, %s %.0f, %s %.0f, HBM %.0f cycles;\n"
            "  bound by %s at %.0f cycles, achieved %.1f%% of it\n\n",
-           res->ncores, res->ncores == 1 ? "" : "s", rl->cube_cycles, rl->vec_cycles,
+           rl->cores, rl->cores == 1 ? "" : "s", rl->cube_cycles, rl->vec_cycles,
            dv_path_name(r->work.read_path), rl->read_cycles, dv_path_name(r->work.write_path),
            rl->write_cycles, rl->hbm_cycles, rl->bound_by, rl->bound_cycles, 100.0 * rl->achieved);
 }

@@ -135,7 +135,8 @@ typedef struct dv_opr_roofline {
     double cube_cycles, vec_cycles, read_cycles, write_cycles, hbm_cycles;
     double bound_cycles;
     const char *bound_by; /* the Cube's or the Vector unit's pipe key, a path name, or "HBM" */
-    double achieved;      /* bound_cycles / actual cycles, 0..1 */
+    double achieved;      /* bound_cycles / actual cycles (every launch's), 0..1 */
+    unsigned cores;       /* the most cores a launch of the operator had */
 } dv_opr_roofline;
 
 /* One finished launch of a run, for the totals of a multi-launch run. */
@@ -145,7 +146,8 @@ typedef struct dv_opr_launch {
     uint64_t launch_cycles; /* the chip's launch overhead, not in cycles */
     uint64_t block_dim;
     unsigned ncores;
-    uint64_t gm_read, gm_write; /* bytes moved GM -> cores and cores -> GM, all cores */
+    double cube_cores, vec_cores; /* of ncores, those with a Cube and those with a Vector unit */
+    uint64_t gm_read, gm_write;   /* bytes moved GM -> cores and cores -> GM, all cores */
 } dv_opr_launch;
 
 struct dv_opr_run {

@@ -237,6 +237,18 @@ static void record_launch(dv_opr_run *r, const dv_run_result *res)
                          .block_dim = res->block_dim,
                          .ncores = res->ncores};
     snprintf(l->kernel, sizeof l->kernel, "%s", k ? k->name : "?");
+    /* A coupled core has both units; on a split chip an AIC launch has no
+     * Vector unit, an AIV launch no Cube, and a mix launch's ncores counts
+     * an AIC and its AIVs. */
+    l->cube_cores = l->vec_cores = res->ncores;
+    if (r->cfg->split && k && k->core == DV_CORE_AIC)
+        l->vec_cores = 0;
+    else if (r->cfg->split && k && k->core == DV_CORE_AIV)
+        l->cube_cores = 0;
+    else if (r->cfg->split && k && k->core == DV_CORE_MIX) {
+        l->cube_cores = res->ncores / (double)(1 + r->cfg->aiv_per_aic);
+        l->vec_cores = res->ncores - l->cube_cores;
+    }
     for (unsigned i = 0; i < res->ncores; i++) {
         dv_core_info c;
         if (!dv_sim_core_info(r->sim, i, &c))
@@ -505,13 +517,24 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
 {
     const dv_chip_config *cfg = r->cfg;
     const dv_opr_work *w = &r->work;
-    /* Cores of each kind: a mix launch's ncores counts an AIC and its AIVs. */
-    double cores = res->ncores ? res->ncores : 1, cube_cores = cores, vec_cores = cores;
-    const dv_obj_kernel *k = dv_sim_kernel(r->sim);
-    if (cfg->split && k && k->core == DV_CORE_MIX) {
-        cube_cores = cores / (double)(1 + cfg->aiv_per_aic);
-        vec_cores = cores - cube_cores;
+    /* The work is the whole operator's, so the time is every launch's
+     * (a split-K matmul, conv2d's unfused bias and relu), and the cores of
+     * each kind the most any launch had (res is the last launch alone). */
+    double cores = res->ncores, cube_cores = 0, vec_cores = 0, cycles = 0;
+    for (unsigned i = 0; i < r->nlaunched; i++) {
+        const dv_opr_launch *l = &r->launch[i];
+        cycles += (double)l->cycles;
+        cores = l->ncores > cores ? l->ncores : cores;
+        cube_cores = l->cube_cores > cube_cores ? l->cube_cores : cube_cores;
+        vec_cores = l->vec_cores > vec_cores ? l->vec_cores : vec_cores;
     }
+    if (!r->nlaunched) {
+        cycles = (double)res->cycles;
+        cube_cores = vec_cores = cores;
+    }
+    cores = cores ? cores : 1;
+    cube_cores = cube_cores ? cube_cores : cores;
+    vec_cores = vec_cores ? vec_cores : cores;
     double rbw = (double)dv_path_bw(cfg, w->read_path) * cores;
     double wbw = (double)dv_path_bw(cfg, w->write_path) * cores;
     *out = (dv_opr_roofline){
@@ -542,5 +565,6 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
             out->bound_cycles = all[i].c;
             out->bound_by = all[i].by;
         }
-    out->achieved = res->cycles ? out->bound_cycles / (double)res->cycles : 0;
+    out->achieved = cycles > 0 ? out->bound_cycles / cycles : 0;
+    out->cores = (unsigned)cores;
 }
