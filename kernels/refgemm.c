@@ -134,75 +134,46 @@ void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t cou
 typedef double v8d __attribute__((vector_size(64)));
 typedef float v16f __attribute__((vector_size(64)));
 
-/* C[rows x cols] = A[rows x k] B[k x cols]; rows a multiple of 4, cols of
- * 16, lda = k, ldb = ldc.  Each element's sum runs over increasing k (no
- * contraction: ISO C), whatever the target. */
-MULTI_TARGET static void dgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const double *a, const double *b,
-                                 double *c, uint64_t ld)
-{
-    for (uint64_t k0 = 0; k0 < k; k0 += KC) {
-        uint64_t k1 = k0 + KC < k ? k0 + KC : k;
-        for (uint64_t j = 0; j < cols; j += 16)
-            for (uint64_t i = 0; i < rows; i += 4) {
-                v8d acc[4][2];
-                for (unsigned r = 0; r < 4; r++)
-                    for (unsigned h = 0; h < 2; h++) {
-                        if (k0)
-                            memcpy(&acc[r][h], c + (i + r) * ld + j + 8 * h, sizeof(v8d));
-                        else
-                            acc[r][h] = (v8d){0};
-                    }
-                const double *ar = a + i * k;
-                for (uint64_t kk = k0; kk < k1; kk++) {
-                    v8d b0, b1;
-                    memcpy(&b0, b + kk * ld + j, sizeof b0);
-                    memcpy(&b1, b + kk * ld + j + 8, sizeof b1);
-                    for (unsigned r = 0; r < 4; r++) {
-                        double x = ar[r * k + kk];
-                        acc[r][0] += x * b0;
-                        acc[r][1] += x * b1;
-                    }
-                }
-                for (unsigned r = 0; r < 4; r++)
-                    for (unsigned h = 0; h < 2; h++)
-                        memcpy(c + (i + r) * ld + j + 8 * h, &acc[r][h], sizeof(v8d));
-            }
+/* C[rows x cols] = A[rows x k] B[k x cols] in T, with vectors V of L lanes:
+ * rows a multiple of 4, cols of 2L, lda = k, ldb = ldc.  Each element's sum
+ * runs over increasing k (no contraction: ISO C), whatever the target.
+ * dgemm_c: double, 16-column strips; sgemm_c: float, 32-column strips. */
+#define GEMM_C(name, T, V, L)                                                                                \
+    MULTI_TARGET static void name(uint64_t rows, uint64_t cols, uint64_t k, const T *a, const T *b, T *c,    \
+                                  uint64_t ld)                                                               \
+    {                                                                                                        \
+        for (uint64_t k0 = 0; k0 < k; k0 += KC) {                                                            \
+            uint64_t k1 = k0 + KC < k ? k0 + KC : k;                                                         \
+            for (uint64_t j = 0; j < cols; j += 2 * (L))                                                     \
+                for (uint64_t i = 0; i < rows; i += 4) {                                                     \
+                    V acc[4][2];                                                                             \
+                    for (unsigned r = 0; r < 4; r++)                                                         \
+                        for (unsigned h = 0; h < 2; h++) {                                                   \
+                            if (k0)                                                                          \
+                                memcpy(&acc[r][h], c + (i + r) * ld + j + (L)*h, sizeof(V));                 \
+                            else                                                                             \
+                                acc[r][h] = (V){0};                                                          \
+                        }                                                                                    \
+                    const T *ar = a + i * k;                                                                 \
+                    for (uint64_t kk = k0; kk < k1; kk++) {                                                  \
+                        V b0, b1;                                                                            \
+                        memcpy(&b0, b + kk * ld + j, sizeof b0);                                             \
+                        memcpy(&b1, b + kk * ld + j + (L), sizeof b1);                                       \
+                        for (unsigned r = 0; r < 4; r++) {                                                   \
+                            T x = ar[r * k + kk];                                                            \
+                            acc[r][0] += x * b0;                                                             \
+                            acc[r][1] += x * b1;                                                             \
+                        }                                                                                    \
+                    }                                                                                        \
+                    for (unsigned r = 0; r < 4; r++)                                                         \
+                        for (unsigned h = 0; h < 2; h++)                                                     \
+                            memcpy(c + (i + r) * ld + j + (L)*h, &acc[r][h], sizeof(V));                     \
+                }                                                                                            \
+        }                                                                                                    \
     }
-}
 
-/* The same in float, 32-column strips (cols a multiple of 32). */
-MULTI_TARGET static void sgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const float *a, const float *b,
-                                 float *c, uint64_t ld)
-{
-    for (uint64_t k0 = 0; k0 < k; k0 += KC) {
-        uint64_t k1 = k0 + KC < k ? k0 + KC : k;
-        for (uint64_t j = 0; j < cols; j += 32)
-            for (uint64_t i = 0; i < rows; i += 4) {
-                v16f acc[4][2];
-                for (unsigned r = 0; r < 4; r++)
-                    for (unsigned h = 0; h < 2; h++) {
-                        if (k0)
-                            memcpy(&acc[r][h], c + (i + r) * ld + j + 16 * h, sizeof(v16f));
-                        else
-                            acc[r][h] = (v16f){0};
-                    }
-                const float *ar = a + i * k;
-                for (uint64_t kk = k0; kk < k1; kk++) {
-                    v16f b0, b1;
-                    memcpy(&b0, b + kk * ld + j, sizeof b0);
-                    memcpy(&b1, b + kk * ld + j + 16, sizeof b1);
-                    for (unsigned r = 0; r < 4; r++) {
-                        float x = ar[r * k + kk];
-                        acc[r][0] += x * b0;
-                        acc[r][1] += x * b1;
-                    }
-                }
-                for (unsigned r = 0; r < 4; r++)
-                    for (unsigned h = 0; h < 2; h++)
-                        memcpy(c + (i + r) * ld + j + 16 * h, &acc[r][h], sizeof(v16f));
-            }
-    }
-}
+GEMM_C(dgemm_c, double, v8d, 8)
+GEMM_C(sgemm_c, float, v16f, 16)
 
 static void dgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const double *a, const double *b,
                   double *c, uint64_t ld)
