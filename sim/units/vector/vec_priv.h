@@ -129,4 +129,23 @@ double vec_round_int(double x, dv_round rnd);
  * (vector.c); false with a one-line message for invalid combinations. */
 bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz);
 
+/* The UB bank-conflict cycles of an instruction's repeats beyond the slope,
+ * and how many of them the group ports and the banks cost. */
+typedef struct ub_conflicts {
+    uint64_t extra, group, bank;
+} ub_conflicts;
+
+/* The bank-conflict cost of d's repeats in UB geometry g beyond slope cycles
+ * a repeat (vector_conflicts.c). */
+ub_conflicts vec_ub_conflicts(const vec_desc *d, const dv_ub_geom *g, uint64_t slope);
+/* DVSIM_VECTOR_EXACT=1: no shortcut (conflict cache, period, kept decode). */
+bool vec_no_shortcuts(void);
+
+/* vector.c: address of block b of repeat r (false if the arithmetic wraps),
+ * and the bounding UB range an operand or extent spans over `repeats`
+ * repeats ([0, 0) when unused). */
+bool vec_block_addr(const vec_opnd *o, unsigned r, unsigned b, uint64_t *addr);
+void vec_opnd_span(const vec_opnd *o, unsigned repeats, uint64_t *lo, uint64_t *hi);
+void vec_extent_span(const vec_extent *x, unsigned repeats, uint64_t *lo, uint64_t *hi);
+
 #endif
