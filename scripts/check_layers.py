@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "isa", "perfcounters", "memhier", "sim", "kernels", "viz", "cli", "tests"]
+LAYERS = ["base", "isa", "perfcounters", "memhier", "sim", "kernels", "runtime", "graph", "viz", "cli", "tests"]
 EXTS = (".c", ".h", ".inc", ".def")
 INCLUDE = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]')
 # The sub-folders of a layer, in their order ("" the layer's own files, its
