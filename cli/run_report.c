@@ -62,11 +62,20 @@ static void print_core(const dv_chip_config *cfg, const dv_run_result *res, cons
 void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result *res, const dv_stat_list *l)
 {
     const dv_chip_config *cfg = dv_sim_config(sim);
-    printf("kernel %s on %s: %llu block%s on %u core%s, %llu MHz\n", kernel, cfg->name,
-           (unsigned long long)res->block_dim, res->block_dim == 1 ? "" : "s", res->ncores,
+    /* A run of several launches: chip.* (the chip and memory lines) are
+     * every launch's, the rest (the result, the cores, core 0) the last's. */
+    const dv_stat *nl = dv_stats_find(l, "op.launches");
+    unsigned launches = nl ? (unsigned)nl->value : 1;
+    if (launches > 1)
+        printf("chip and memory figures: every launch's, summed (op.launch<i>.* in --json: each one's); "
+               "the rest: the last launch's\n");
+    printf("%skernel %s on %s: %llu block%s on %u core%s, %llu MHz\n", launches > 1 ? "last launch: " : "",
+           kernel, cfg->name, (unsigned long long)res->block_dim, res->block_dim == 1 ? "" : "s", res->ncores,
            res->ncores == 1 ? "" : "s", (unsigned long long)cfg->clock_mhz);
     printf("result: %s after %llu cycles, %.3f us with the %llu-cycle launch\n", dv_stop_name(res->stop),
-           (unsigned long long)res->cycles, run_stat(l, RUN_CHIP, "time_us"),
+           (unsigned long long)res->cycles,
+           launches > 1 ? (double)(res->cycles + res->launch_cycles) / (double)cfg->clock_mhz
+                        : run_stat(l, RUN_CHIP, "time_us"),
            (unsigned long long)res->launch_cycles);
     if (res->ncores > 1) {
         printf("\n%-6s %7s %12s %7s %7s %7s %7s %12s\n", "core", "blocks", "active cyc", "cube%", "vec%",
@@ -80,16 +89,18 @@ void run_print_report(const dv_sim *sim, const char *kernel, const dv_run_result
                    run_stat(l, i, "cube.utilisation_pct"), run_stat(l, i, "vector.utilisation_pct"),
                    run_stat(l, i, "mte2.busy_pct"), run_stat(l, i, "mte3.busy_pct"), gm);
         }
-        printf("\nchip: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; load imbalance %.2f\n",
-               run_stat(l, RUN_CHIP, "cube.utilisation_avg_pct"),
+        printf("\nchip%s: cube %.1f%% mean / %.1f%% max, vector %.1f%% / %.1f%%; load imbalance %.2f\n",
+               launches > 1 ? " (every launch)" : "", run_stat(l, RUN_CHIP, "cube.utilisation_avg_pct"),
                run_stat(l, RUN_CHIP, "cube.utilisation_max_pct"),
                run_stat(l, RUN_CHIP, "vector.utilisation_avg_pct"),
                run_stat(l, RUN_CHIP, "vector.utilisation_max_pct"), run_stat(l, RUN_CHIP, "load_imbalance"));
     }
-    printf("memory: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f (%.1f%%)\n",
-           run_stat(l, RUN_CHIP, "gm.gbps"), run_stat(l, RUN_CHIP, "l2.read_hit_pct"),
-           run_stat(l, RUN_CHIP, "l2.write_hit_pct"), run_stat(l, RUN_CHIP, "hbm.gbps"),
-           run_stat(l, RUN_CHIP, "hbm.peak_gbps"), run_stat(l, RUN_CHIP, "hbm.utilisation_pct"));
+    printf(
+        "memory%s: GM %.1f GB/s (L2 read hits %.1f%%, write hits %.1f%%); HBM %.1f GB/s of %.0f (%.1f%%)\n",
+        launches > 1 ? " (every launch)" : "", run_stat(l, RUN_CHIP, "gm.gbps"),
+        run_stat(l, RUN_CHIP, "l2.read_hit_pct"), run_stat(l, RUN_CHIP, "l2.write_hit_pct"),
+        run_stat(l, RUN_CHIP, "hbm.gbps"), run_stat(l, RUN_CHIP, "hbm.peak_gbps"),
+        run_stat(l, RUN_CHIP, "hbm.utilisation_pct"));
     if (res->ncores > 1)
         printf("\ncore 0 in detail:");
     print_core(cfg, res, res->stats, l);

@@ -148,6 +148,15 @@ typedef struct dv_opr_launch {
     unsigned ncores;
     double cube_cores, vec_cores; /* of ncores, those with a Cube and those with a Vector unit */
     uint64_t gm_read, gm_write;   /* bytes moved GM -> cores and cores -> GM, all cores */
+    /* The launch's chip figures (dv_opr_totals sums them over a run): HBM
+     * bytes (L2 fills and write-backs), L2 line hits and misses, bytes per
+     * path, Cube MACs and instructions, over all its cores; and its chip.*
+     * utilisations (percent of its own cycles) and load imbalance. */
+    uint64_t hbm_bytes;
+    uint64_t l2_read_hits, l2_read_misses, l2_write_hits, l2_write_misses;
+    uint64_t path_bytes[DV_PATH_COUNT];
+    uint64_t macs, insns;
+    double cube_avg_pct, cube_max_pct, vec_avg_pct, vec_max_pct, load_imbalance;
 } dv_opr_launch;
 
 struct dv_opr_run {

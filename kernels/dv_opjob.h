@@ -37,13 +37,13 @@ typedef struct dv_opjob {
 typedef struct dv_opjob_result {
     dv_opr_run *run;     /* the run after the job (NULL if it could not be created) */
     dv_run_result res;   /* the last launch's */
-    dv_stat_list stats;  /* the last launch's statistics and the operator's op.* */
+    dv_stat_list stats;  /* chip.*: every launch's (op.launch<i>.*: each); core<i>.*: the last's; op.* */
     dv_opr_launch total; /* summed over the launches */
     dv_opr_roofline roof;
     /* the figures regress pins and bench reports */
     uint64_t cycles;                    /* core cycles of every launch */
-    double cube_pct, vector_pct;        /* chip means over the cores with the unit (last launch) */
-    uint64_t path_bytes[DV_PATH_COUNT]; /* sums over the cores (last launch) */
+    double cube_pct, vector_pct;        /* chip means over the cores with the unit (every launch) */
+    uint64_t path_bytes[DV_PATH_COUNT]; /* sums over the cores and the launches */
     uint64_t insns;                     /* instructions executed, every pipe of every core */
     uint64_t macs;                      /* Cube MACs */
     bool checked, passed;               /* the check ran; dv_opr_check_passed */

@@ -5,6 +5,7 @@
 #include "dv_kernel_blob.h"
 #include "dv_num.h"
 #include "dv_operator.h"
+#include "dv_stats.h"
 #include "dv_text.h"
 
 #include <errno.h>
@@ -253,9 +254,32 @@ static void record_launch(dv_opr_run *r, const dv_run_result *res)
         dv_core_info c;
         if (!dv_sim_core_info(r->sim, i, &c))
             continue;
-        l->gm_read += c.stats->buf_read[DV_MEM_GM];
-        l->gm_write += c.stats->buf_write[DV_MEM_GM];
+        const dv_core_stats *cs = c.stats;
+        l->gm_read += cs->buf_read[DV_MEM_GM];
+        l->gm_write += cs->buf_write[DV_MEM_GM];
+        l->hbm_bytes += cs->l2.fill_bytes + cs->l2.writeback_bytes;
+        l->l2_read_hits += cs->l2.read_hits;
+        l->l2_read_misses += cs->l2.read_misses;
+        l->l2_write_hits += cs->l2.write_hits;
+        l->l2_write_misses += cs->l2.write_misses;
+        for (int p = 0; p < DV_PATH_COUNT; p++)
+            l->path_bytes[p] += cs->path_bytes[p];
+        for (int p = 0; p < DV_PIPE_COUNT; p++)
+            l->insns += cs->pipe[p].insns;
+        l->macs += cs->cube_macs;
     }
+    /* The utilisations as dv_stats_collect defines them (one definition):
+     * the launch's chip.* figures, read back. */
+    dv_stat_list st;
+    if (dv_stats_collect(r->sim, res, &st, NULL) == DV_OK) {
+        const dv_stat *v;
+        l->cube_avg_pct = (v = dv_stats_find(&st, "chip.cube.utilisation_avg_pct")) ? v->value : 0;
+        l->cube_max_pct = (v = dv_stats_find(&st, "chip.cube.utilisation_max_pct")) ? v->value : 0;
+        l->vec_avg_pct = (v = dv_stats_find(&st, "chip.vector.utilisation_avg_pct")) ? v->value : 0;
+        l->vec_max_pct = (v = dv_stats_find(&st, "chip.vector.utilisation_max_pct")) ? v->value : 0;
+        l->load_imbalance = (v = dv_stats_find(&st, "chip.load_imbalance")) ? v->value : 1;
+    }
+    dv_stats_free(&st);
 }
 
 /* The next launch's simulation: the same chip, every tensor at the same GM
@@ -314,12 +338,38 @@ void dv_opr_totals(const dv_opr_run *r, dv_opr_launch *sum)
     *sum = (dv_opr_launch){.block_dim = 0};
     snprintf(sum->kernel, sizeof sum->kernel, "%u launch%s", r->nlaunched, r->nlaunched == 1 ? "" : "es");
     for (unsigned i = 0; i < r->nlaunched; i++) {
-        sum->cycles += r->launch[i].cycles;
-        sum->launch_cycles += r->launch[i].launch_cycles;
-        sum->gm_read += r->launch[i].gm_read;
-        sum->gm_write += r->launch[i].gm_write;
-        sum->block_dim += r->launch[i].block_dim;
+        const dv_opr_launch *l = &r->launch[i];
+        sum->cycles += l->cycles;
+        sum->launch_cycles += l->launch_cycles;
+        sum->gm_read += l->gm_read;
+        sum->gm_write += l->gm_write;
+        sum->block_dim += l->block_dim;
+        sum->ncores = l->ncores > sum->ncores ? l->ncores : sum->ncores;
+        sum->cube_cores = l->cube_cores > sum->cube_cores ? l->cube_cores : sum->cube_cores;
+        sum->vec_cores = l->vec_cores > sum->vec_cores ? l->vec_cores : sum->vec_cores;
+        sum->hbm_bytes += l->hbm_bytes;
+        sum->l2_read_hits += l->l2_read_hits;
+        sum->l2_read_misses += l->l2_read_misses;
+        sum->l2_write_hits += l->l2_write_hits;
+        sum->l2_write_misses += l->l2_write_misses;
+        for (int p = 0; p < DV_PATH_COUNT; p++)
+            sum->path_bytes[p] += l->path_bytes[p];
+        sum->macs += l->macs;
+        sum->insns += l->insns;
+        /* utilisations over the run's cycles: each launch's weighted by its
+         * own (a launch on cores without the unit adds none) */
+        double w = (double)l->cycles;
+        sum->cube_avg_pct += l->cube_avg_pct * w;
+        sum->vec_avg_pct += l->vec_avg_pct * w;
+        /* the busiest core of any launch, over that launch's cycles */
+        sum->cube_max_pct = l->cube_max_pct > sum->cube_max_pct ? l->cube_max_pct : sum->cube_max_pct;
+        sum->vec_max_pct = l->vec_max_pct > sum->vec_max_pct ? l->vec_max_pct : sum->vec_max_pct;
+        sum->load_imbalance =
+            l->load_imbalance > sum->load_imbalance ? l->load_imbalance : sum->load_imbalance;
     }
+    double total = sum->cycles ? (double)sum->cycles : 1;
+    sum->cube_avg_pct /= total;
+    sum->vec_avg_pct /= total;
 }
 
 /* A 64-bit hash of an input's bytes, four lanes of 8 bytes (a multiply and

@@ -58,35 +58,107 @@ static void add_operator_stats(dv_opjob_result *o)
                  "op.roofline.achieved_pct");
 }
 
-/* The figures of the last launch, over its cores. */
+/* Replaces the value and the description of a statistic of the list. */
+static void restate(dv_stat_list *l, const char *name, double v, const char *desc)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->items[i].name, name) == 0) {
+            l->items[i].value = v;
+            l->items[i].desc = desc;
+        }
+}
+
+/* A run of several launches (split-K's product and reduction, conv2d's
+ * unfused bias and ReLU): the chip.* figures dv_stats_collect gave for the
+ * last launch become the run's, every launch summed (bytes, hits, cycles
+ * and overheads, blocks) or over every launch's cycles (rates,
+ * utilisations); each launch's own figures stay as op.launch<i>.*.  The
+ * core<i>.* figures remain the last launch's. */
+static void total_chip_stats(dv_opjob_result *o, const dv_chip_config *cfg)
+{
+    const dv_opr_run *r = o->run;
+    dv_stat_list *l = &o->stats;
+    const dv_opr_launch *t = &o->total;
+    if (r->nlaunched > 1) {
+        double hz = (double)cfg->clock_mhz * 1e6, cyc = t->cycles ? (double)t->cycles : 1;
+        double secs = cyc / hz, gm = (double)(t->gm_read + t->gm_write), hbm = (double)t->hbm_bytes;
+        double rl = (double)(t->l2_read_hits + t->l2_read_misses),
+               wl = (double)(t->l2_write_hits + t->l2_write_misses);
+        restate(l, "chip.cycles", (double)t->cycles,
+                "core cycles of every launch, summed (op.launch<i>.cycles)");
+        restate(l, "chip.launch_cycles", (double)t->launch_cycles, "every launch's overhead, summed");
+        restate(l, "chip.time_us", ((double)t->cycles + (double)t->launch_cycles) / hz * 1e6,
+                "every launch's overhead plus run time at the chip clock");
+        restate(l, "chip.blocks", (double)t->block_dim, "blocks launched, summed over the launches");
+        restate(l, "chip.cores_used", (double)t->ncores, "the most cores a launch ran blocks on");
+        restate(l, "chip.cube.utilisation_avg_pct", t->cube_avg_pct,
+                "mean Cube utilisation of the cores with a Cube over every launch's cycles");
+        restate(l, "chip.cube.utilisation_max_pct", t->cube_max_pct,
+                "the busiest core's Cube utilisation in any launch, over that launch's cycles");
+        restate(l, "chip.vector.utilisation_avg_pct", t->vec_avg_pct,
+                "mean Vector busy time of the cores with a Vector unit over every launch's cycles");
+        restate(l, "chip.vector.utilisation_max_pct", t->vec_max_pct,
+                "the busiest core's Vector busy time in any launch, over that launch's cycles");
+        restate(l, "chip.gm.bytes", gm, "bytes read from and written to GM by all cores, every launch");
+        restate(l, "chip.gm.gbps", gm / secs / 1e9, "GM bytes / run time, every launch");
+        restate(l, "chip.hbm.bytes", hbm, "HBM traffic of every launch: L2 line fills and write-backs");
+        restate(l, "chip.hbm.gbps", hbm / secs / 1e9, "HBM traffic / run time, every launch");
+        restate(l, "chip.hbm.utilisation_pct", 100.0 * hbm / cyc / (double)cfg->hbm_bytes_per_cycle,
+                "HBM traffic / HBM peak, every launch");
+        restate(l, "chip.l2.read_hit_pct", rl > 0 ? 100.0 * (double)t->l2_read_hits / rl : 0,
+                "L2 read hits / reads (lines), every launch");
+        restate(l, "chip.l2.write_hit_pct", wl > 0 ? 100.0 * (double)t->l2_write_hits / wl : 0,
+                "L2 write hits / writes (lines), every launch");
+        restate(l, "chip.load_imbalance", t->load_imbalance, "the most imbalanced launch's load imbalance");
+    }
+    for (unsigned i = 0; i < r->nlaunched; i++) {
+        const dv_opr_launch *x = &r->launch[i];
+        double rl = (double)(x->l2_read_hits + x->l2_read_misses);
+        dv_stats_add(l, "cycles", "this launch's core cycles", (double)x->cycles, true, "op.launch%u.cycles",
+                     i);
+        dv_stats_add(l, "cycles", "this launch's overhead", (double)x->launch_cycles, true,
+                     "op.launch%u.launch_cycles", i);
+        dv_stats_add(l, "blocks", "this launch's block_dim", (double)x->block_dim, true, "op.launch%u.blocks",
+                     i);
+        dv_stats_add(l, "bytes", "this launch's GM bytes read and written",
+                     (double)(x->gm_read + x->gm_write), true, "op.launch%u.gm_bytes", i);
+        dv_stats_add(l, "bytes", "this launch's HBM traffic (L2 fills and write-backs)", (double)x->hbm_bytes,
+                     true, "op.launch%u.hbm_bytes", i);
+        dv_stats_add(l, "%", "this launch's L2 read hits / reads (lines)",
+                     rl > 0 ? 100.0 * (double)x->l2_read_hits / rl : 0, false, "op.launch%u.l2_read_hit_pct",
+                     i);
+        dv_stats_add(l, "MACs", "this launch's Cube multiply-accumulates", (double)x->macs, true,
+                     "op.launch%u.cube_macs", i);
+        dv_stats_add(l, "%", "this launch's mean Cube utilisation (chip.cube.utilisation_avg_pct)",
+                     x->cube_avg_pct, false, "op.launch%u.cube_utilisation_avg_pct", i);
+        dv_stats_add(l, "%", "this launch's mean Vector busy time (chip.vector.utilisation_avg_pct)",
+                     x->vec_avg_pct, false, "op.launch%u.vector_utilisation_avg_pct", i);
+    }
+}
+
+/* The figures regress pins and bench reports: every launch's. */
 static void figures(dv_opjob_result *o)
 {
-    const dv_sim *sim = dv_opr_sim(o->run);
     const dv_stat *cube = dv_stats_find(&o->stats, "chip.cube.utilisation_avg_pct");
     const dv_stat *vec = dv_stats_find(&o->stats, "chip.vector.utilisation_avg_pct");
     o->cube_pct = cube ? cube->value : 0;
     o->vector_pct = vec ? vec->value : 0;
-    dv_core_info c;
-    for (unsigned i = 0; dv_sim_core_info(sim, i, &c); i++) {
-        for (int p = 0; p < DV_PATH_COUNT; p++)
-            o->path_bytes[p] += c.stats->path_bytes[p];
-        for (int p = 0; p < DV_PIPE_COUNT; p++)
-            o->insns += c.stats->pipe[p].insns;
-        o->macs += c.stats->cube_macs;
-    }
+    memcpy(o->path_bytes, o->total.path_bytes, sizeof o->path_bytes);
+    o->insns = o->total.insns;
+    o->macs = o->total.macs;
     o->cycles = o->total.cycles;
 }
 
 /* The Cube's side of a roofline of the runs (dvsim sweep, python/dvsim/plot.py):
- * its MACs and the FLOP rate they make over the last launch's cycles, next
- * to the chip's fp16 peak (the roof). */
+ * its MACs and the FLOP rate they make over the run's cycles (every
+ * launch's core cycles, chip.cycles), next to the chip's fp16 peak (the roof). */
 static void add_cube_stats(dv_opjob_result *o, const dv_chip_config *cfg)
 {
     const dv_stat *cyc = dv_stats_find(&o->stats, "chip.cycles");
     double secs = cyc && cfg->clock_mhz ? cyc->value / ((double)cfg->clock_mhz * 1e6) : 0;
-    dv_stats_add(&o->stats, "MACs", "Cube multiply-accumulates of the last launch", (double)o->macs, true,
+    dv_stats_add(&o->stats, "MACs", "Cube multiply-accumulates of every launch", (double)o->macs, true,
                  "op.cube_macs");
-    dv_stats_add(&o->stats, "TFLOPS", "Cube FLOP rate of the last launch: 2 x MACs / its run time",
+    dv_stats_add(&o->stats, "TFLOPS", "Cube FLOP rate: 2 x MACs / every launch's core cycles (chip.cycles)",
                  secs > 0 ? 2.0 * (double)o->macs / secs / 1e12 : 0, false, "op.cube_tflops");
     dv_stats_add(&o->stats, "TFLOPS", "the chip's fp16 Cube peak (the roof)",
                  dv_config_peak_fp16_flops(cfg) / 1e12, false, "op.peak_fp16_tflops");
@@ -136,6 +208,7 @@ dv_status dv_opjob_run(const dv_opjob *job, dv_opjob_result *out, dv_error *err)
     dv_opr_roofline_of(r, &out->res, &out->roof);
     if ((st = dv_stats_collect(dv_opr_sim(r), &out->res, &out->stats, err)) != DV_OK)
         return st;
+    total_chip_stats(out, job->cfg);
     add_operator_stats(out);
     figures(out);
     add_cube_stats(out, job->cfg);

@@ -13,12 +13,12 @@ adds an entry per (shape, chip) of --baseline-chips that the baseline lacks
 (its figures then come from `dvsim regress --bless`).
 
 Columns: cycles (the kernel without the launch overhead; a split-K plan
-counts both launches' core cycles, op.total_cycles, plus the second
-launch's overhead, which only it pays), us
+counts both launches' core cycles, chip.cycles = op.total_cycles, plus the
+second launch's overhead, which only it pays: chip.launch_cycles, every
+launch's, less op.launch0.launch_cycles), us
 (those cycles at the chip clock), TFLOPS (2 M N K / that time), % of the
 chip's fp16 Cube peak (TFLOPS / the peak `dvsim chips` prints), % HBM (HBM
-traffic / peak over the kernel's time, chip.hbm.utilisation_pct's bytes;
-"-" for split-K, whose chip.hbm.bytes are the last launch's only), and the
+traffic / peak over that time: chip.hbm.bytes, every launch's), and the
 operator roofline's bound with the share of those cycles it is."""
 import argparse
 import json
@@ -77,14 +77,16 @@ def measure(dvsim, chip, m, n, k):
     bound = re.search(r"bound by (\S+) at ([\d.]+) cycles, achieved ([\d.]+)%", text)
     tiling = re.search(r"^tiling: (.*)$", text, re.M).group(1)
     launches = int(s["op.launches"]["value"])
-    cycles = int(s["op.total_cycles"]["value"]) + (launches - 1) * int(s["chip.launch_cycles"]["value"])
+    # chip.* are every launch's: the core cycles and the overheads after the first
+    cycles = int(s["chip.cycles"]["value"]) + int(s["chip.launch_cycles"]["value"]) - \
+        int(s["op.launch0.launch_cycles"]["value"])
     return {
         "shape": shape,
         "cycles": cycles,
         "ksplit": int(s["op.plan.k_split"]["value"]),
         "hbm_bytes": s["chip.hbm.bytes"]["value"],
         "bound": bound.group(1) if bound else "?",
-        # dvsim's share is of the last launch's cycles: with split-K, of the sum
+        # dvsim's share is of the core cycles alone: with split-K, of these
         "achieved": (float(bound.group(3)) if launches == 1 else 100.0 * float(bound.group(2)) / cycles)
         if bound else 0,
         "tile": "%dx%d" % (s["op.plan.tile_m"]["value"], s["op.plan.tile_n"]["value"]),
@@ -111,7 +113,7 @@ def table(dvsim, chips):
                                   ", 2 A panels" if r["apanels"] == 2 else "")
             if r["ksplit"] > 1:
                 plan += ", split-K %d" % r["ksplit"]
-            hbm = "-" if r["ksplit"] > 1 else "%.1f" % hbm_pct
+            hbm = "%.1f" % hbm_pct
             rows.append("| %s | %s | %s | %dx%dx%d | %s | %d | %.1f | %.1f | %.1f | %s | %s (%.0f%%) |" %
                         (chip, model, layer, m, n, k, plan, r["cycles"], us, tflops, 100.0 * tflops / peak,
                          hbm, r["bound"], r["achieved"]))
