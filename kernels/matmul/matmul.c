@@ -26,6 +26,7 @@ DV_KERNEL_BLOB(matmul_layouts_c1);
 DV_KERNEL_BLOB(matmul_layouts_a0);
 DV_KERNEL_BLOB(matmul_layouts_a1);
 DV_KERNEL_BLOB(matmul_ksum);
+DV_KERNEL_BLOB(matmul_swizzle);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
@@ -49,6 +50,9 @@ static const dv_operator_param params[] = {
     {"KS", 0, 0, 64,
      "split-K: 0 the tiling's model chooses, 1 never, S: K in S ranges on as many cores, f32 partial sums "
      "in a GM workspace, summed by a second launch on the Vector unit (f16, bf16; db)"},
+    {"SW", 0, 0, 256,
+     "block order: 0 the tiling's model chooses, 1 row-major (a block's tiles consecutive), G: swizzled, the "
+     "blocks round robin over groups of G tile rows walked column by column (db)"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -99,6 +103,10 @@ static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t
     dv_opr_plan(r, "l1_buffers", "L1 buffers per operand (multi-buffer depth)", t->l1bstep ? 2 : 1);
     dv_opr_plan(r, "a_reads", "times MTE2 reads A over (the plan's arithmetic)", mm_a_reads(&s->p, t));
     dv_opr_plan(r, "b_reads", "times MTE2 reads B over (the plan's arithmetic)", mm_b_reads(&s->p, t));
+    dv_opr_plan(
+        r, "swizzle",
+        "block order: 0 row-major, a block's tiles consecutive; G: round robin over groups of G tile rows",
+        (double)t->swz);
     dv_opr_plan(r, "model_cycles", "the tiling model's estimate of the plan", t->est_cycles);
     dv_opr_plan(r, "k_split", "split-K: K ranges on separate cores, summed by a second launch (1: none)",
                 (double)t->ksplit);
@@ -135,6 +143,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->bnz = dv_opr_param(r, "BNZ") != 0;
     p->act = (unsigned)dv_opr_param(r, "ACT");
     p->ksplit = dv_opr_param(r, "KS");
+    p->swz = dv_opr_param(r, "SW");
     if (p->act && (p->dt == 2 || p->relu || r->cfg->split))
         return dv_error_set(
             err, DV_ERR_INPUT,
@@ -174,8 +183,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         snprintf(lay, sizeof lay, "_x%d%d", p->ta ? 1 : 0, p->tb || p->dt == 2 ? 1 : 0);
     if (split) /* split-K: f32 partial sums, the layouts family's batch over the splits */
         snprintf(lay, sizeof lay, "_xk");
-    snprintf(kernel, sizeof kernel, "matmul_%s_%s_%s%s%s%s", names[p->variant], ins[p->dt],
-             split ? "f32" : outs[p->out],
+    snprintf(kernel, sizeof kernel, "matmul_%s%s_%s_%s%s%s%s", names[p->variant], t->swz ? "_sw" : "",
+             ins[p->dt], split ? "f32" : outs[p->out],
              t->achunk    ? "_ak"
              : t->l1astep ? "_a2"
                           : "",
@@ -183,8 +192,9 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     /* the layouts family's four objects: by core kind and A's place */
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
-    const dv_kernel_blob *blob =
-        layouts || split ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0] : blobs[p->variant];
+    const dv_kernel_blob *blob = layouts || split ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
+                                 : t->swz         ? &dvk_matmul_swizzle
+                                                  : blobs[p->variant];
     if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
@@ -301,6 +311,12 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
                                       : "A panel kept across a tile row")
                         : "A panel reloaded per tile",
              p->variant == MM_DB ? "double" : "single", t->est_cycles);
+    if (t->swz) {
+        size_t len = strlen(r->tiling);
+        snprintf(r->tiling + len, sizeof r->tiling - len,
+                 "; swizzled block order: round robin over groups of %llu tile rows, column by column",
+                 (unsigned long long)t->swz);
+    }
     if (split) {
         size_t len = strlen(r->tiling);
         snprintf(r->tiling + len, sizeof r->tiling - len,

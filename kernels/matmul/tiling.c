@@ -20,6 +20,11 @@
 
 #include <string.h>
 
+static double opc_min_d(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p)
 {
     (void)cfg;
@@ -118,6 +123,10 @@ static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t,
  * unless its panel stays, B once per tile row. */
 double mm_a_reads(const mm_problem *p, const mm_tiling *t)
 {
+    /* swizzled (groups of G rows, round robin): a row's panel is loaded by
+     * each of the blocks that visit it in its group, blocks / G of them */
+    if (t->swz && t->reuse)
+        return opc_min_d((double)t->blocks / (double)t->swz, (double)t->ntiles);
     return t->reuse ? 1 : (double)opc_ceil_div(p->n, t->nt);
 }
 
@@ -136,7 +145,11 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* A block's tiles are consecutive in row-major order: it loads the A
      * panel once per tile row it touches (every tile when not reused); the
      * panel's load shows, since the row's first tile waits for it. */
-    double rows = t->achunk ? 0 : t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles : (double)t->tpb;
+    double rows = t->achunk  ? 0
+                  : t->swz   ? (t->reuse ? opc_min_d((double)t->tpb, (double)opc_ceil_div(t->mtiles, t->swz))
+                                         : (double)t->tpb)
+                  : t->reuse ? 1 + (double)(t->tpb - 1) / (double)t->ntiles
+                             : (double)t->tpb;
     double panel_one = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_GM_L1);
     /* MTE2: the B chunks, each a DMA with its head and GM latency
      * (dv_xfer_cycles, the model's own cost). */
@@ -216,8 +229,12 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
                     ? (steps + rows / (double)t->tpb * chunks) * opc_scalar_cycles(cfg, 0, 0, 0, 1, 0, 0) +
                           opc_scalar_cycles(cfg, 6, 2, 4, 6, 0, 1)
                     : 0;
+    /* The _sw kernels (swizzle.dvs): mm_swz_rc for the tile and its
+     * prefetch, 3 ALU, 2 mul, 3 loads and a division more than a division
+     * each, and the step's load twice. */
+    double swz = t->swz ? opc_scalar_cycles(cfg, 6, 4, 0, 8, 2, 0) : 0;
     double scalar = opc_scalar_cycles(cfg, 19, 3, 2, 10, 1, 2) + out_s + chunks * chunk_s + steps * step_s +
-                    rows / (double)t->tpb * chunks * apanel_s + where + ap;
+                    rows / (double)t->tpb * chunks * apanel_s + where + ap + swz;
     /* Synchronisation: the Cube pays its head when it restarts after a wait
      * (every step unless double buffered), and a serial stage also waits for
      * the DMA head of the next. */
@@ -245,14 +262,10 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     }
     double core = (double)t->tpb * per_tile + firsts + panel;
     /* The chip: every block's MTE2 reads pass the L2 (memory.l2_bw_ratio x
-     * HBM), and what is not in the L2 yet comes from HBM: A and B once
-     * while they fit the L2, every read when they do not. */
-    double nb = (double)t->batch;
-    double reads =
-        nb * (mm_a_reads(p, t) * (double)(p->m * p->k) * es + mm_b_reads(p, t) * (double)(p->k * p->n) * es);
-    double distinct = nb * (double)(p->m * p->k + p->k * p->n) * es;
-    double hbm = (distinct > (double)cfg->l2_bytes ? reads : distinct) / (double)cfg->hbm_bytes_per_cycle;
-    double l2 = reads / ((double)cfg->hbm_bytes_per_cycle * (double)cfg->l2_bw_ratio);
+     * HBM) as the whole lines they touch, and what is not in the L2 yet
+     * comes from HBM (tiling_l2.c: by the block order). */
+    double hbm = mm_hbm_bytes(cfg, p, t) / (double)cfg->hbm_bytes_per_cycle;
+    double l2 = mm_l2_bytes(cfg, p, t) / ((double)cfg->hbm_bytes_per_cycle * (double)cfg->l2_bw_ratio);
     return opc_max_d(core, opc_max_d(hbm, l2));
 }
 
@@ -274,6 +287,50 @@ static void finish(const mm_problem *p, mm_tiling *t, uint64_t cores)
     /* no block without a tile: 24 tiles on 20 cores are 12 blocks of 2 */
     if (!p->blocks)
         t->blocks = opc_ceil_div(t->tiles, t->tpb);
+    t->swz = 0;
+    t->tstep = 1;
+}
+
+/* The swizzled block order (swizzle.dvs) for c, groups of g tile rows: the
+ * blocks take the tiles round robin. */
+static void swizzle(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *c, uint64_t g)
+{
+    c->swz = g;
+    c->tstep = c->blocks;
+    c->est_cycles = estimate(cfg, p, c);
+}
+
+/* The swizzle applies to db's plain kernels (not the layouts, not split-K),
+ * with more than one tile row and more than one block. */
+static bool swizzlable(const mm_problem *p, const mm_tiling *c)
+{
+    return p->variant == MM_DB && !p->layouts && p->swz != 1 && c->mtiles > 1 && c->blocks > 1 &&
+           c->batch == 1;
+}
+
+/* c in its best swizzled order: SW=G forces groups of G; else every G
+ * dividing the blocks (a block's next tile then stays in its tile row) up
+ * to the tile rows. */
+static void best_order(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *c)
+{
+    if (!swizzlable(p, c))
+        return;
+    if (p->swz > 1) {
+        swizzle(cfg, p, c, opc_min(p->swz, c->mtiles));
+        return;
+    }
+    mm_tiling best = *c;
+    best.est_cycles = -1;
+    for (uint64_t g = 1; g <= c->blocks && g <= c->mtiles; g++) {
+        if (c->blocks % g)
+            continue;
+        mm_tiling s = *c;
+        swizzle(cfg, p, &s, g);
+        if (best.est_cycles < 0 || s.est_cycles < best.est_cycles)
+            best = s;
+    }
+    if (best.est_cycles >= 0)
+        *c = best;
 }
 
 /* B's rows in a tile: whole L2 lines (or all of N), so that no line is
@@ -304,7 +361,7 @@ static bool better(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
  * one or two A panels) into *t;
  * false if none fits. */
 static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *base, unsigned nbuf,
-                   uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t)
+                   uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t, bool swizzled)
 {
     bool found = false;
     for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
@@ -333,6 +390,11 @@ static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
                         if (!layout(cfg, p, &c, nbuf))
                             continue;
                         c.est_cycles = estimate(cfg, p, &c);
+                        if (swizzled) {
+                            best_order(cfg, p, &c);
+                            if (!c.swz)
+                                continue;
+                        }
                         if (!found || better(cfg, p, &c, t)) {
                             *t = c;
                             found = true;
@@ -391,7 +453,7 @@ static bool split_plan(const dv_chip_config *cfg, const mm_problem *p, const mm_
     b.k = ks;
     b.oes = out_bytes(MM_OUT_F32);
     b.uboes = ub_bytes(MM_OUT_F32);
-    if (!search(cfg, &q, &b, 2, nstep, 1, 1, t))
+    if (!search(cfg, &q, &b, 2, nstep, 1, 1, t, false))
         return false;
     t->lda = p->k;
     t->sa = ks * t->es; /* split s's A: columns s ks.. of the same rows */
@@ -449,9 +511,20 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     }
     /* The single-buffer plans stream A only when its panel does not fit:
      * with one buffer an A chunk's load cannot hide behind the Cube. */
-    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t);
+    bool forced_swz = p->swz > 1 && p->variant == MM_DB && !p->layouts;
+    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t, forced_swz);
     if (!found && nbuf == 1)
-        found = search(cfg, p, &base, nbuf, nstep, 1, 1, t);
+        found = search(cfg, p, &base, nbuf, nstep, 1, 1, t, false);
+    /* The swizzled order (SW=0): the best swizzled plan, taken when the
+     * best row-major one is bound by HBM in the model and the swizzle wins
+     * by 3% (its L2 reuse is the part of the model least tied to the run;
+     * where HBM is not the limit, the round robin's A panel reloads and
+     * same-line waits cost more than the L2 saves: tiling_l2.c). */
+    mm_tiling sw;
+    if (found && p->swz == 0 && p->variant == MM_DB && !p->layouts && p->ksplit <= 1 &&
+        mm_hbm_bytes(cfg, p, t) / (double)cfg->hbm_bytes_per_cycle >= 0.97 * t->est_cycles &&
+        search(cfg, p, &base, nbuf, nstep, 0, 1, &sw, true) && sw.est_cycles < 0.97 * t->est_cycles)
+        *t = sw;
     if (!found && (p->force_mt || p->force_nt))
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: the forced tile TM=%llu TN=%llu does not fit %s's buffers",
@@ -460,6 +533,10 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
         return dv_error_set(err, DV_ERR_INPUT, "matmul: no tiling of M=%llu N=%llu K=%llu fits %s's buffers",
                             (unsigned long long)p->m, (unsigned long long)p->n, (unsigned long long)p->k,
                             cfg->name);
+    if (p->swz > 1 && (p->variant != MM_DB || p->layouts || p->ksplit > 1))
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: SW (the swizzled block order) is for the db variant without B=, TA, TB, "
+                            "BNZ, BIAS, RELU, ACT or KS");
     t->ksplit = 1;
     t->unsplit_cycles = t->est_cycles;
     if (p->ksplit > 1) {

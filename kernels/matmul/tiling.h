@@ -27,6 +27,7 @@ typedef struct mm_problem {
     bool bnz;                    /* B given in NZ: N/16 column blocks of roundup(K, 16) rows x 16 */
     bool layouts;                /* the layouts kernels (batch, TA, TB, BNZ, BIAS, RELU, ACT): one A panel */
     uint64_t ksplit;             /* split-K: 0 the model chooses, 1 never, S: S splits (f16, bf16; db) */
+    uint64_t swz;                /* block order: 0 the model chooses, 1 row-major, G: swizzled groups of G */
 } mm_problem;
 
 /* The tiling: the record's fields (tiling.def), then what the host keeps. */
@@ -54,6 +55,10 @@ typedef struct mm_tiling {
 double mm_a_reads(const mm_problem *p, const mm_tiling *t);
 double mm_b_reads(const mm_problem *p, const mm_tiling *t);
 uint64_t mm_ldc(const dv_chip_config *cfg, const mm_problem *p);
+/* tiling_l2.c: the bytes the L2 moves for tiling t (whole lines), and the
+ * HBM traffic of its block order. */
+double mm_l2_bytes(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t);
+double mm_hbm_bytes(const dv_chip_config *cfg, const mm_problem *p, const mm_tiling *t);
 /* The reduction's blocks on the vector cores: elements per block and per
  * tile (matmul_ksum's per and tile) for a slice of n f32 elements. */
 void mm_ksum_split(const dv_chip_config *cfg, uint64_t n, uint64_t *blocks, uint64_t *per, uint64_t *tile);
