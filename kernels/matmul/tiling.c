@@ -557,8 +557,9 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
      * unsplit 256 x 256 x 16384 fills its 32 cores with 64 x 32 tiles, yet
      * 8 splits of 128 x 128 tiles are faster), and takes
      * a split only when it wins by 5% (its reduction launch is a new
-     * kernel's overhead the model may not see whole). */
-    if (p->ksplit == 0 && splittable(p) && !p->blocks) {
+     * kernel's overhead the model may not see whole); not with a forced
+     * swizzle (SW=G), which split-K's kernels do not have. */
+    if (p->ksplit == 0 && splittable(p) && !p->blocks && p->swz <= 1) {
         mm_tiling best = *t;
         for (uint64_t s = 2; s <= cores && p->k >= s * 256; s++) {
             mm_tiling c;
