@@ -23,15 +23,18 @@ dv_status mm_ep_prepare(dv_opr_run *r, const mm_problem *p, const mm_tiling *t, 
      * MTE3 work on the other), each a piece and the activation's scratch
      * piece: a piece is at most a quarter of UB, rounded up to whole
      * 256-byte repeats (the Vector unit's last repeat runs past the rows). */
-    uint64_t quarter = cfg->ub_bytes / 4 / 256 * 256, half_rows = (t->mt + 1) / 2;
     ep->aivs = cfg->aiv_per_aic;
-    if (row > quarter || ep->aivs != 2)
+    if (!ep->aivs)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: ACT on a split chip needs its AIVs (chip.aiv_per_aic is 0)");
+    uint64_t quarter = cfg->ub_bytes / 4 / 256 * 256, rows = opc_ceil_div(t->mt, ep->aivs);
+    if (row > quarter)
         return dv_error_set(
             err, DV_ERR_INPUT,
-            "matmul: ACT on this split chip needs 2 AIVs per AIC and a tile row of %llu bytes "
-            "in a quarter of UB (%llu bytes)",
+            "matmul: ACT on this split chip needs a tile row of %llu bytes in a quarter of UB (%llu "
+            "bytes)",
             (unsigned long long)row, (unsigned long long)quarter);
-    ep->pr = quarter / row < half_rows ? quarter / row : half_rows;
+    ep->pr = quarter / row < rows ? quarter / row : rows;
     ep->ubscr = opc_round_up(ep->pr * row, 256);
     ep->ubstep = 2 * ep->ubscr;
     ep->ns = MM_EP_SLOTS;
@@ -76,7 +79,7 @@ void mm_ep_describe(dv_opr_run *r, const mm_ep *ep)
     size_t len = strlen(r->tiling);
     snprintf(r->tiling + len, sizeof r->tiling - len,
              "; mix kernel: FixPipe -> a GM ring of %llu slots of %llu bytes per block, %llu AIVs per tile "
-             "(half its rows each, pieces of %llu rows in UB) apply %s",
+             "(a share of its rows each, pieces of up to %llu rows in UB) apply %s",
              (unsigned long long)ep->ns, (unsigned long long)ep->slot, (unsigned long long)ep->aivs,
              (unsigned long long)ep->pr, ep->act == 1 ? "SiLU" : "GELU");
 }

@@ -21,7 +21,7 @@ typedef struct mm_ep {
 #define EPILOGUE_FIELD(member, sym, doc) uint64_t member;
 #include "epilogue.def"
 #undef EPILOGUE_FIELD
-    uint64_t aivs;      /* AIVs per tile (chip.aiv_per_aic), each half of its rows */
+    uint64_t aivs;      /* AIVs per tile (chip.aiv_per_aic), each ceil(rows / aivs) of its rows */
     unsigned ring, rec; /* the tensors: the ring workspace, the record */
 } mm_ep;
 

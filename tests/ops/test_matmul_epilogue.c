@@ -7,7 +7,8 @@
  *    float input and output type; each ran the _mix kernel with the plan's
  *    ring (op.plan.mix 1, ws_slots 2, aivs_per_tile 2);
  *  - a timing-only run takes the functional run's cycles;
- *  - the sanitizer finds no race, sync, init or mem problem;
+ *  - the sanitizer finds no race, sync, init or mem problem, also with one
+ *    AIV per AIC (chip.aiv_per_aic = 1);
  *  - the epilogue hides behind the Cube: 2048^3 with SiLU within 3% of
  *    the same kernel family without it (RELU=1, free on FixPipe), the
  *    AIVs' Vector unit busy, the roofline over the AIC's Cubes. */
@@ -123,6 +124,37 @@ static void end(void *user, dv_opr_run *r, const dv_run_result *res)
     dv_san_finish(w->san, dv_opr_sim(r), res);
 }
 
+/* One run of matmul db on cfg with data, under the sanitizer; returns its
+ * findings, the check asserted passed. */
+static size_t sanitized_run(const dv_chip_config *cfg, const char *dtype, const char *shape, uint64_t blocks)
+{
+    dv_error err = {DV_OK, ""};
+    watch w = {dv_san_create(DV_SAN_ALL, &err), false};
+    ck_assert_ptr_nonnull(w.san);
+    dv_opjob job = {.op = dv_operator_find("matmul"),
+                    .req = {.variant = "db", .dtype = dtype, .shape = shape, .seed = 3, .blocks = blocks},
+                    .cfg = cfg,
+                    .data = true,
+                    .max_cycles = 200000000ull,
+                    .launch_begin = begin,
+                    .launch_end = end,
+                    .launch_user = &w};
+    dv_opjob_result r;
+    ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);
+    ck_assert_msg(r.res.stop == DV_STOP_DONE && r.passed, "%s %s: %llu of %llu wrong", dtype, shape,
+                  (unsigned long long)r.run->check.mismatches, (unsigned long long)r.run->check.compared);
+    size_t n = dv_san_findings(w.san);
+    if (n) {
+        dv_buf b = DV_BUF_INIT;
+        dv_san_report_text(w.san, &b);
+        fprintf(stderr, "%s:\n%s", shape, b.data ? b.data : "");
+        dv_buf_free(&b);
+    }
+    dv_opjob_free(&r);
+    dv_san_destroy(w.san);
+    return n;
+}
+
 START_TEST(test_mix_sanitize)
 {
     static const struct {
@@ -138,35 +170,22 @@ START_TEST(test_mix_sanitize)
             dv_chip_config cfg;
             dv_error err = {DV_OK, ""};
             ck_assert_int_eq(dv_config_builtin(chips[c], &cfg, &err), DV_OK);
-            watch w = {dv_san_create(DV_SAN_ALL, &err), false};
-            ck_assert_ptr_nonnull(w.san);
-            dv_opjob job = {.op = dv_operator_find("matmul"),
-                            .req = {.variant = "db",
-                                    .dtype = runs[i].dtype,
-                                    .shape = runs[i].shape,
-                                    .seed = 3,
-                                    .blocks = runs[i].blocks},
-                            .cfg = &cfg,
-                            .data = true,
-                            .max_cycles = 200000000ull,
-                            .launch_begin = begin,
-                            .launch_end = end,
-                            .launch_user = &w};
-            dv_opjob_result r;
-            ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);
-            ck_assert(r.res.stop == DV_STOP_DONE && r.passed);
-            size_t n = dv_san_findings(w.san);
-            if (n) {
-                dv_buf b = DV_BUF_INIT;
-                dv_san_report_text(w.san, &b);
-                fprintf(stderr, "%s %s:\n%s", chips[c], runs[i].shape, b.data ? b.data : "");
-                dv_buf_free(&b);
-            }
+            size_t n = sanitized_run(&cfg, runs[i].dtype, runs[i].shape, runs[i].blocks);
             ck_assert_msg(n == 0, "%s %s %s: %zu sanitizer findings", chips[c], runs[i].dtype, runs[i].shape,
                           n);
-            dv_opjob_free(&r);
-            dv_san_destroy(w.san);
         }
+}
+END_TEST
+
+/* One AIV per AIC (chip.aiv_per_aic = 1): it takes every row. */
+START_TEST(test_mix_one_aiv)
+{
+    dv_chip_config cfg;
+    dv_error err = {DV_OK, ""};
+    ck_assert_int_eq(dv_config_builtin("ascend910b", &cfg, &err), DV_OK);
+    cfg.aiv_per_aic = 1;
+    ck_assert_uint_eq(sanitized_run(&cfg, "f16", "M=131,N=257,K=1021,ACT=2,BIAS=1", 0), 0);
+    ck_assert_uint_eq(sanitized_run(&cfg, "f16-f32", "M=1031,N=67,K=33,ACT=1", 0), 0);
 }
 END_TEST
 
@@ -202,6 +221,7 @@ int main(void)
     tcase_add_test(tc, test_mix_waves);
     tcase_add_test(tc, test_mix_timing_only);
     tcase_add_test(tc, test_mix_sanitize);
+    tcase_add_test(tc, test_mix_one_aiv);
     tcase_add_test(tc, test_mix_hides_behind_cube);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
