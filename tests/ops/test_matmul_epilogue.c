@@ -11,7 +11,8 @@
  *    AIV per AIC (chip.aiv_per_aic = 1);
  *  - the epilogue hides behind the Cube: 2048^3 with SiLU within 3% of
  *    the same kernel family without it (RELU=1, free on FixPipe), the
- *    AIVs' Vector unit busy, the roofline over the AIC's Cubes. */
+ *    roofline's Cube and GM->L1 bounds over the AICs, its Vector and
+ *    UB->GM bounds over the AIVs. */
 #include "dv_sanitize.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
@@ -208,6 +209,10 @@ START_TEST(test_mix_hides_behind_cube)
     ck_assert_str_eq(act.roof.bound_by, "cube");
     ck_assert_double_eq_tol(act.roof.cube_cycles, 2048.0 * 2048 * 2048 / (4096.0 * 24), 1);
     ck_assert(act.roof.vec_cycles > 0 && act.roof.vec_cycles < act.roof.cube_cycles / 4);
+    /* A and B come GM -> L1 on the 24 AICs (78 B/cycle each), C leaves UB
+     * -> GM on the 48 AIVs (109 B/cycle each): each path on its own cores */
+    ck_assert_double_eq_tol(act.roof.read_cycles, 2 * 2048.0 * 2048 * 2 / (78.0 * 24), 1e-6);
+    ck_assert_double_eq_tol(act.roof.write_cycles, 2048.0 * 2048 * 2 / (109.0 * 48), 1e-6);
     ck_assert_uint_eq(act.roof.cores, 72);
 }
 END_TEST
