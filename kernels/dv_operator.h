@@ -169,7 +169,7 @@ struct dv_opr_run {
     uint64_t seed;
     uint64_t blocks_request;
     uint64_t block_dim; /* set by prepare */
-    char tiling[256];   /* the tiling in words, for the report */
+    char tiling[384];   /* the tiling in words, for the report (matmul's mix plan runs long) */
     /* The tiling's plan as figures (op.plan.KEY in the statistics and
      * --json); keys are static strings.  dv_opr_plan() adds one. */
     unsigned nplan;

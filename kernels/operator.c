@@ -3,6 +3,7 @@
  * snapshot the inputs, and compare the outputs with the reference. */
 #include "dv_file.h"
 #include "dv_kernel_blob.h"
+#include "dv_mem.h"
 #include "dv_num.h"
 #include "dv_operator.h"
 #include "dv_text.h"
@@ -418,6 +419,14 @@ void dv_opr_plan(dv_opr_run *r, const char *key, const char *doc, double v)
     r->plan[r->nplan++].v = v;
 }
 
+/* The cores a path of the work runs on: on a split chip UB's paths are the
+ * AIVs', the others (L1, L0C) the AICs' (on coupled chips both counts are
+ * every core). */
+static double path_cores(dv_path p, double cube_cores, double vec_cores)
+{
+    return dv_path_src(p) == DV_MEM_UB || dv_path_dst(p) == DV_MEM_UB ? vec_cores : cube_cores;
+}
+
 void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_roofline *out)
 {
     const dv_chip_config *cfg = r->cfg;
@@ -440,8 +449,8 @@ void dv_opr_roofline_of(const dv_opr_run *r, const dv_run_result *res, dv_opr_ro
     cores = cores ? cores : 1;
     cube_cores = cube_cores ? cube_cores : cores;
     vec_cores = vec_cores ? vec_cores : cores;
-    double rbw = (double)dv_path_bw(cfg, w->read_path) * cores;
-    double wbw = (double)dv_path_bw(cfg, w->write_path) * cores;
+    double rbw = (double)dv_path_bw(cfg, w->read_path) * path_cores(w->read_path, cube_cores, vec_cores);
+    double wbw = (double)dv_path_bw(cfg, w->write_path) * path_cores(w->write_path, cube_cores, vec_cores);
     *out = (dv_opr_roofline){
         .cube_cycles = w->macs / (dv_config_core_macs_fp16(cfg) * cube_cores),
         .vec_cycles = w->vec_cycles / vec_cores,

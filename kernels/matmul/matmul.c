@@ -9,6 +9,7 @@
 #include "dv_fp.h"
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
+#include "epilogue.h"
 #include "opcommon.h"
 #include "refgemm.h"
 #include "tiling.h"
@@ -27,6 +28,8 @@ DV_KERNEL_BLOB(matmul_layouts_a0);
 DV_KERNEL_BLOB(matmul_layouts_a1);
 DV_KERNEL_BLOB(matmul_ksum);
 DV_KERNEL_BLOB(matmul_swizzle);
+DV_KERNEL_BLOB(matmul_mix0);
+DV_KERNEL_BLOB(matmul_mix1);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
 static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
@@ -44,8 +47,8 @@ static const dv_operator_param params[] = {
      "1: B given in NZ, pre-laid-out weights: N/16 blocks of roundup(K,16) x 16 (f16, bf16; db)"},
     {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
     {"ACT", 0, 0, 2,
-     "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (coupled cores; f16, "
-     "bf16; db)"},
+     "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (f16, bf16; db; split "
+     "chips: a mix kernel, the AIC's tiles through a GM ring to its AIVs)"},
     {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
     {"KS", 0, 0, 64,
      "split-K: 0 the tiling's model chooses, 1 never, S: K in S ranges on as many cores, f32 partial sums "
@@ -76,6 +79,7 @@ typedef struct mm_state {
     float scale; /* deq / req */
     unsigned c;  /* C's tensor index */
     unsigned ws; /* split-K: the f32 workspace's */
+    mm_ep ep;    /* ACT on split chips: the mix kernel's ring and record */
 } mm_state;
 
 static float base_scale(uint64_t k)
@@ -144,11 +148,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->act = (unsigned)dv_opr_param(r, "ACT");
     p->ksplit = dv_opr_param(r, "KS");
     p->swz = dv_opr_param(r, "SW");
-    if (p->act && (p->dt == 2 || p->relu || r->cfg->split))
-        return dv_error_set(
-            err, DV_ERR_INPUT,
-            "matmul: ACT (SiLU, GELU) is for f16 and bf16 on coupled cores, without RELU (on split "
-            "chips it needs the AIV of a mix kernel, which this operator does not have)");
+    if (p->act && (p->dt == 2 || p->relu))
+        return dv_error_set(err, DV_ERR_INPUT, "matmul: ACT (SiLU, GELU) is for f16 and bf16, without RELU");
     if (p->bnz && (p->dt == 2 || p->tb))
         return dv_error_set(err, DV_ERR_INPUT, "matmul: BNZ is B [K, N] in NZ, for f16 and bf16 without TB");
     if (p->dt == 2 && (p->bias || p->relu))
@@ -188,13 +189,18 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
              t->achunk    ? "_ak"
              : t->l1astep ? "_a2"
                           : "",
-             lay, r->cfg->split ? "_aic" : "");
+             lay,
+             mm_ep_mix(r->cfg, p) ? "_mix"
+             : r->cfg->split      ? "_aic"
+                                  : "");
     /* the layouts family's four objects: by core kind and A's place */
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
-    const dv_kernel_blob *blob = layouts || split ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
-                                 : t->swz         ? &dvk_matmul_swizzle
-                                                  : blobs[p->variant];
+    static const dv_kernel_blob *const mblobs[2] = {&dvk_matmul_mix0, &dvk_matmul_mix1};
+    const dv_kernel_blob *blob = mm_ep_mix(r->cfg, p) ? mblobs[t->achunk ? 1 : 0]
+                                 : layouts || split   ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
+                                 : t->swz             ? &dvk_matmul_swizzle
+                                                      : blobs[p->variant];
     if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
@@ -281,6 +287,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         cdst = r->t[s->ws].addr;
         r->launches = 2;
     }
+    if (mm_ep_mix(r->cfg, p) && (st = mm_ep_prepare(r, p, t, &s->ep, &q, err)) != DV_OK)
+        return st; /* q: the mix kernels' epilogue record, which holds the plain q */
     uint64_t args[] = {r->t[a].addr, r->t[b].addr, cdst, r->t[rec].addr, q};
     if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
         return st;
@@ -289,8 +297,9 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
         .macs = in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs,
         .read_bytes = (double)(nb * (p->m * p->k + p->k * p->n)) * (double)es,
         .write_bytes = (double)(nb * p->m * p->n * t->oes),
+        .vec_cycles = mm_ep_vec_cycles(r->cfg, p, t),
         .read_path = DV_PATH_GM_L1,
-        .write_path = r->cfg->split ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
+        .write_path = r->cfg->split && !p->act ? DV_PATH_L0C_GM : DV_PATH_UB_GM,
     };
     char lays[96] = "";
     if (layouts)
@@ -326,6 +335,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
                  t->reduce_cycles, t->unsplit_cycles);
     }
     mm_plan_figures(r, s, t);
+    if (mm_ep_mix(r->cfg, p))
+        mm_ep_describe(r, &s->ep);
     return DV_OK;
 }
 

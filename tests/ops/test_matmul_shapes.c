@@ -3,8 +3,8 @@
  *    (primes, 1 x N x K, M x 1 x K, K = 1, K deeper than any A panel), B = 3
  *    and every trans combination (TA, TB), B in NZ, bias and ReLU, on a
  *    coupled chip (ascend910) and a split one (ascend910b3), for every
- *    variant and input type; SiLU and GELU on the coupled one (the split
- *    chip refuses them: its AIC has no Vector unit);
+ *    variant and input type; SiLU and GELU on the coupled one (on split
+ *    chips: test_matmul_epilogue.c, the mix kernel);
  *  - decode GEMV M=20, N=6144, K=16384 on ascend910b3 streams B once: every
  *    core's MTE2 busy time within 15% of B's bytes at the chip's HBM rate;
  *  - M=1024, N=576, K=6144 on ascend910b3 (20 AIC): the GM -> L1 bytes are
@@ -63,7 +63,7 @@ static const struct {
     {"db", "f16", "M=257,N=33,K=999,TA=1,BNZ=1,RELU=1"},
 };
 
-/* SiLU and GELU on the Vector unit: coupled cores only (ascend910). */
+/* SiLU and GELU on the Vector unit of the coupled cores (ascend910). */
 static const char *const act_shapes[] = {
     "M=37,N=45,K=77,ACT=1",
     "M=130,N=300,K=5003,ACT=2,BIAS=1,B=2",
@@ -80,8 +80,11 @@ START_TEST(test_activations)
                           "%s %s: status %d, %llu wrong", dts[d], act_shapes[i], o.status,
                           (unsigned long long)o.check.mismatches);
         }
-    /* a split chip's AIC has no Vector unit */
-    ck_assert_int_eq(op_run("matmul", "ascend910b3", "db", "f16", "M=16,N=16,K=16,ACT=1", 0, false).status,
+    /* with ReLU, or s8, ACT is refused */
+    ck_assert_int_eq(
+        op_run("matmul", "ascend910", "db", "f16", "M=16,N=16,K=16,ACT=1,RELU=1", 0, false).status,
+        DV_ERR_INPUT);
+    ck_assert_int_eq(op_run("matmul", "ascend910b3", "db", "s8-deq", "M=16,N=16,K=16,ACT=2", 0, false).status,
                      DV_ERR_INPUT);
 }
 END_TEST

@@ -17,7 +17,7 @@
  * repeats); an operator not listed runs its default shape. */
 static const char *const *shapes_of(const char *op)
 {
-    static const char *const mm[] = {"M=128,N=160,K=256", "M=100,N=37,K=75", NULL};
+    static const char *const mm[] = {"M=128,N=160,K=256", "M=100,N=37,K=75", "M=100,N=37,K=75,ACT=2", NULL};
     static const char *const ew[] = {"N=65536", "N=1000", NULL};
     static const char *const rows[] = {"R=64,C=1000", "R=7,C=33", NULL};
     static const char *const conv[] = {"N=1,C=32,H=14,W=14,Co=32", "N=2,C=3,H=9,W=7,Co=5", NULL};
