@@ -45,6 +45,7 @@ struct chip_launch {
     dv_sim_hooks hooks; /* the cores' events, core ids made unit ids, to the chip's observers */
     dv_launch_info info;
     char message[1024];
+    char kernel_name[64]; /* info.kernel: the object may go before the record */
 };
 
 struct dv_chip_runs {
@@ -376,7 +377,7 @@ static void end_launch(chip_launch *l, dv_stop why, const char *msg)
     snprintf(l->message, sizeof l->message, "%s", msg ? msg : "");
     r->ended[r->nended++] = l->id;
     DV_LOG(&l->sim->log, DV_LOG_CAT_SIM, DV_LOG_INFO, "launch %u (%s) ends at cycle %llu: %s", l->id,
-           l->k->name, (unsigned long long)l->info.end_cycle, dv_stop_name(why));
+           l->kernel_name, (unsigned long long)l->info.end_cycle, dv_stop_name(why));
 }
 
 /* A core finished a block: once its group has, the group's units are free
@@ -563,7 +564,8 @@ dv_status dv_sim_launch(dv_sim *s, const dv_launch_desc *d, unsigned *id, dv_err
         free_launch(l);
         return st;
     }
-    l->info.kernel = k->name;
+    snprintf(l->kernel_name, sizeof l->kernel_name, "%s", k->name);
+    l->info.kernel = l->kernel_name;
     l->info.block_dim = d->block_dim;
     l->info.submit_cycle = s->q.now;
     l->info.message = l->message;
