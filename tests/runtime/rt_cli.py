@@ -159,6 +159,29 @@ def determinism(tmp):
     check(len(json.load(gzip.open(gz))["traceEvents"]) > 100 * 2, "trace: gzip")
 
 
+def faults(tmp):
+    """A launch that faults or deadlocks ends alone: its stream goes on, the
+    other streams too; exit 1 with one line; the cycle limit stops them all."""
+    fault, dead = os.path.join(ROOT, "tests", "cli", "fault.dvs"), os.path.join(ROOT, "tests", "cli", "deadlock.dvs")
+    text = ("stream s0\nstream s1\nbuf a 65536 random\nbuf b 65536\n"
+            "kernel s0 %s k blocks=2 cores=0-1\nkernel s0 %s copy a b 65536 cores=0\n"
+            "kernel s1 %s k cores=5\nkernel s1 %s copy a b 65536 cores=6\n" % (fault, COPY, dead, COPY))
+    path = write(tmp, "fault.rt", text)
+    j = rt_json(path, rc=1)
+    f, c0, d, c1 = j["launches"]
+    check(f["outcome"] == "guest fault" and "past the end of UB" in f["message"], "fault: %s" % f)
+    check(c0["outcome"] == "done" and c0["issue"] == f["end"], "fault: the stream goes on")
+    # the deadlock is found when nothing else can happen: after s0's copy
+    check(d["outcome"] == "deadlock" and d["end"] == c0["end"], "deadlock: %s" % d)
+    check(c1["outcome"] == "done" and c1["issue"] == d["end"], "deadlock: the stream goes on")
+    p = rt(path, rc=1)
+    check(p.stderr.count("\n") == 1 and "guest fault" in p.stderr, "fault: one line: %r" % p.stderr)
+    j = rt_json(path, "--max-cycles", "7000", rc=1)
+    outs = [x["outcome"] for x in j["launches"]]
+    check(outs == ["guest fault", "cycle limit", "cycle limit", "not run"], "limit: %s" % outs)
+    check(all(x["end"] == 7000 for x in j["launches"][1:3]) and j["launches"][1]["start"] == 7000, "limit: cycles")
+
+
 def bad_scripts(tmp):
     cases = [
         ("strm s0\n", 1, "unknown command"),
@@ -193,6 +216,7 @@ with tempfile.TemporaryDirectory() as tmp:
     op_given(tmp, "ascend910b", "matmul", "M=64,N=48,K=1024,KS=4", ["a", "b", "c"], ["c"])
     op_given(tmp, "ascend910", "layernorm", "R=17,C=300", ["x", "gamma", "beta", "y"], ["y"])
     determinism(tmp)
+    faults(tmp)
     bad_scripts(tmp)
 
 if failures:
