@@ -69,7 +69,9 @@ void dv_rt_device_close(dv_rt_device *d)
             drop_queue(d->streams[i]);
             free(d->streams[i]);
         }
-    dv_sim_destroy(d->sim); /* before the operators' objects its launches may still hold */
+    /* the queues first: an operator's run frees its workspaces in the
+     * device's GM; a launch still running keeps nothing of its object */
+    dv_sim_destroy(d->sim);
     rt_race_free(d);
     free(d->rec);
     free(d->rec_of_launch);
