@@ -398,6 +398,10 @@ static dv_status take_deferred(dv_rt_device *d, dv_error *err)
 static dv_status run_until(dv_rt_device *d, bool (*done)(const dv_rt_device *, const void *),
                            const void *what, dv_error *err)
 {
+    /* a host function runs inside the chip's run loop: it may enqueue, not wait */
+    if (d->pumping || d->cb_stream >= 0)
+        return dv_error_set(err, DV_ERR_USAGE,
+                            "a host function cannot synchronise (it runs inside the run loop)");
     dv_status st = rt_ensure_open(d, err);
     if (st != DV_OK)
         return st;

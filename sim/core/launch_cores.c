@@ -51,7 +51,8 @@ static unsigned unit_of(const chip_launch *l, unsigned local)
 static void w_block(void *user, unsigned core, uint64_t block_idx, uint64_t cycle)
 {
     const chip_launch *l = user;
-    chip_hooks(l)->block(chip_hooks(l)->user, unit_of(l, core), block_idx, cycle);
+    if (chip_hooks(l)->block) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->block(chip_hooks(l)->user, unit_of(l, core), block_idx, cycle);
 }
 
 static void w_insn(void *user, const dv_trace_insn *ev)
@@ -59,13 +60,15 @@ static void w_insn(void *user, const dv_trace_insn *ev)
     const chip_launch *l = user;
     dv_trace_insn e = *ev;
     e.core = unit_of(l, ev->core);
-    chip_hooks(l)->insn(chip_hooks(l)->user, &e);
+    if (chip_hooks(l)->insn) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->insn(chip_hooks(l)->user, &e);
 }
 
 static void w_scalar(void *user, unsigned core, const dv_insn *in, uint64_t pc, uint64_t start, uint64_t end)
 {
     const chip_launch *l = user;
-    chip_hooks(l)->scalar(chip_hooks(l)->user, unit_of(l, core), in, pc, start, end);
+    if (chip_hooks(l)->scalar) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->scalar(chip_hooks(l)->user, unit_of(l, core), in, pc, start, end);
 }
 
 static void w_flag(void *user, const dv_trace_flag *ev)
@@ -73,7 +76,8 @@ static void w_flag(void *user, const dv_trace_flag *ev)
     const chip_launch *l = user;
     dv_trace_flag e = *ev;
     e.core = unit_of(l, ev->core);
-    chip_hooks(l)->flag(chip_hooks(l)->user, &e);
+    if (chip_hooks(l)->flag) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->flag(chip_hooks(l)->user, &e);
 }
 
 static void w_stall(void *user, const dv_trace_stall *ev)
@@ -81,7 +85,8 @@ static void w_stall(void *user, const dv_trace_stall *ev)
     const chip_launch *l = user;
     dv_trace_stall e = *ev;
     e.core = unit_of(l, ev->core);
-    chip_hooks(l)->stall(chip_hooks(l)->user, &e);
+    if (chip_hooks(l)->stall) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->stall(chip_hooks(l)->user, &e);
 }
 
 static void w_access(void *user, const dv_trace_access *ev)
@@ -89,7 +94,8 @@ static void w_access(void *user, const dv_trace_access *ev)
     const chip_launch *l = user;
     dv_trace_access e = *ev;
     e.core = unit_of(l, ev->core);
-    chip_hooks(l)->access(chip_hooks(l)->user, &e);
+    if (chip_hooks(l)->access) /* NULL once its observer is removed (dv_sim_remove_hooks) */
+        chip_hooks(l)->access(chip_hooks(l)->user, &e);
 }
 
 /* The wrapper has exactly the functions the chip's observers have (an

@@ -393,6 +393,27 @@ START_TEST(test_bad_requests)
 }
 END_TEST
 
+static void sync_inside(void *user, dv_rt_device *d, dv_rt_stream *s)
+{
+    (void)s;
+    dv_status *st = user;
+    dv_error err = {DV_OK, ""};
+    *st = dv_rt_device_synchronize(d, &err);
+}
+
+START_TEST(test_host_func_cannot_sync)
+{
+    dv_rt_device *d = open_dev("ascend910", false);
+    dv_rt_stream *s = stream(d, "s0");
+    dv_status inner = DV_OK;
+    matmul(s, "M=64,N=64,K=64", NULL);
+    ck_assert_int_eq(dv_rt_launch_host_func(s, sync_inside, &inner, NULL), DV_OK);
+    sync_all(d);
+    ck_assert_int_eq(inner, DV_ERR_USAGE);
+    dv_rt_device_close(d);
+}
+END_TEST
+
 START_TEST(test_stream_sync_leaves_others_running)
 {
     /* A stream synchronise returns at the cycle its stream's work ended,
@@ -426,6 +447,7 @@ static Suite *rt_suite(void)
     tcase_add_test(tc, test_op_on_given_tensors);
     tcase_add_test(tc, test_bad_requests);
     tcase_add_test(tc, test_stream_sync_leaves_others_running);
+    tcase_add_test(tc, test_host_func_cannot_sync);
     suite_add_tcase(s, tc);
     return s;
 }
