@@ -159,6 +159,19 @@ def determinism(tmp):
     check(len(json.load(gzip.open(gz))["traceEvents"]) > 100 * 2, "trace: gzip")
 
 
+def split_chip():
+    """ascend910b (24 AIC, 2 AIV each, launch overhead 10900): an AIV kernel
+    runs a block per AIV of its cores (4 cores: 8 units), a mix kernel an AIC
+    with its two AIVs per block (4 blocks: 12 units), an AIC kernel on AICs."""
+    j = rt_json(os.path.join(SCRIPTS, "split_chip.rt"), "--chip", "ascend910b")
+    sm, at, mm = j["launches"]
+    check(sm["units"] == 8 and sm["cores_used"] == "0-3", "split: softmax on the AIVs of cores 0-3: %s" % sm)
+    check(at["units"] == 12 and at["cores_used"] == "4-7", "split: attention, 4 mix groups: %s" % at)
+    check(mm["units"] == 12 and mm["cores_used"] == "12-23", "split: matmul on 12 AICs: %s" % mm)
+    check(all(x["start"] == 10900 and x["check_passed"] for x in (sm, at, mm)), "split: all start at 10900, pass")
+    check(j["cycles"] == max(x["end"] for x in (sm, at, mm)), "split: end to end")
+
+
 def faults(tmp):
     """A launch that faults or deadlocks ends alone: its stream goes on, the
     other streams too; exit 1 with one line; the cycle limit stops them all."""
@@ -216,6 +229,7 @@ with tempfile.TemporaryDirectory() as tmp:
     op_given(tmp, "ascend910b", "matmul", "M=64,N=48,K=1024,KS=4", ["a", "b", "c"], ["c"])
     op_given(tmp, "ascend910", "layernorm", "R=17,C=300", ["x", "gamma", "beta", "y"], ["y"])
     determinism(tmp)
+    split_chip()
     faults(tmp)
     bad_scripts(tmp)
 
