@@ -50,6 +50,8 @@ int cmd_diff(int argc, char **argv);
 void cmd_diff_help(FILE *out);
 int cmd_sweep(int argc, char **argv);
 void cmd_sweep_help(FILE *out);
+int cmd_rt(int argc, char **argv);
+void cmd_rt_help(FILE *out);
 /* dvsim viz: dvsim run with the SDL window (viz/) taking over the run. */
 int cmd_viz(int argc, char **argv);
 void cmd_viz_help(FILE *out);

@@ -21,6 +21,8 @@ static const cli_command commands[] = {
      cmd_diff, cmd_diff_help},
     {"sweep", "run a design-space sweep (a local pool, GNU parallel or Slurm) into results.csv", cmd_sweep,
      cmd_sweep_help},
+    {"rt", "run a script of streams, events and launches through the host runtime (several kernels at once)",
+     cmd_rt, cmd_rt_help},
     {"viz", "run with a live window of the pipes (SDL2), or render its frames to PNG", cmd_viz, cmd_viz_help},
     {"ops", "list the operators (their variants, dtypes and shape parameters)", cmd_ops, cmd_ops_help},
     {"bench", "measure the simulator's own speed on fixed workloads, next to the host's GEMM rate", cmd_bench,

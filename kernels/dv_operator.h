@@ -96,6 +96,7 @@ typedef struct dv_opr_tensor {
      * its hash is unchanged, else a copy made by preparing the run again. */
     uint64_t hash;
     bool hashed, host_owned;
+    bool bound; /* the caller's (dv_opr_target): at its address, never filled or freed here */
 } dv_opr_tensor;
 
 /* The comparison of one run's outputs with the reference. */
@@ -195,7 +196,31 @@ struct dv_opr_run {
     dv_status (*launch_begin)(void *user, dv_opr_run *r, dv_error *err);
     void (*launch_end)(void *user, dv_opr_run *r, const dv_run_result *res);
     void *launch_user;
+    /* The launch prepare() (or next_launch) set up, as the runtime reads it:
+     * the kernel of obj, its arguments; block_dim above. */
+    const dv_obj_kernel *kernel;
+    uint64_t args[DV_MAX_KERNEL_ARGS];
+    dv_gm *target_gm;                   /* a run on a target (dv_opr_create_on): its GM; sim is NULL */
+    const struct dv_opr_target *target; /* during prepare() on a target: the given tensors */
 };
+
+/* Where a run on given device tensors prepares (the host runtime's
+ * dv_rt_launch_op): the device's GM, and the tensors the caller gives by
+ * name at their addresses.  prepare() is the operator's own, unchanged: a
+ * given tensor is used where it is (it must hold the bytes the operator
+ * sizes it at), never filled (the caller's bytes are the input; an NZ
+ * operand's pad bytes are zeroed as for every run); a tensor not given
+ * (a workspace, a table, an input left to the seeded fill) is allocated in
+ * the device's GM and freed with the run.  No simulation is made: the
+ * caller launches r->obj's r->kernel with r->args on r->block_dim blocks,
+ * and for an operator of several launches calls dv_opr_next_launch for each
+ * next one once the last has ended. */
+typedef struct dv_opr_target {
+    dv_gm *gm;
+    unsigned nbound;
+    const char *name[DV_OPR_MAX_TENSORS];
+    uint64_t addr[DV_OPR_MAX_TENSORS];
+} dv_opr_target;
 
 /* A folder's operators, for the registry: its host part says
  * DV_OPERATORS(folder, &dv_op_a, &dv_op_b) once, and the folder's row in
@@ -221,6 +246,12 @@ dv_status dv_opr_parse_request(const dv_operator *op, const dv_opr_request *req,
                                unsigned *dtype, uint64_t params[DV_OPR_MAX_PARAMS], dv_error *err);
 dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
                         bool data, dv_opr_run **out, dv_error *err);
+/* The same on a target (above): DV_ERR_INPUT for a given name the operator
+ * has no tensor of, or a given buffer too small for it. */
+dv_status dv_opr_create_on(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                           bool data, const dv_opr_target *target, dv_opr_run **out, dv_error *err);
+/* A run on a target: sets launch i (1 .. launches-1) up (r->kernel, args, block_dim). */
+dv_status dv_opr_next_launch(dv_opr_run *r, unsigned i, dv_error *err);
 /* Host threads of every launch's functional work (dv_sim_set_threads). */
 void dv_opr_set_threads(dv_opr_run *r, unsigned threads);
 dv_sim *dv_opr_sim(dv_opr_run *r);

@@ -18,7 +18,7 @@ static uint64_t splitmix(uint64_t *s)
 void dv_opr_fill(dv_opr_run *r, unsigned index, dv_dtype dt, uint64_t count, double lo, double hi,
                  unsigned stream)
 {
-    if (!r->data)
+    if (!r->data || r->t[index].bound) /* a given tensor holds the caller's bytes */
         return;
     uint8_t *p = dv_opr_gm(r, index);
     uint64_t s = r->seed * 0x100000001b3ull + stream * 0x51ed270b27ull + 1;

@@ -173,8 +173,18 @@ static dv_status copy_request(dv_opr_request *to, const dv_opr_request *from)
     return ok ? DV_OK : DV_ERR_NOMEM;
 }
 
-dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
-                        bool data, dv_opr_run **out, dv_error *err)
+/* The request's tensors given on a target: each name one of the operator's. */
+static dv_status check_bound(const dv_opr_run *r, const dv_opr_target *target, dv_error *err)
+{
+    for (unsigned i = 0; i < target->nbound; i++)
+        if (!dv_opr_tensor_find(r, target->name[i]))
+            return input_error(err, "%s has no tensor '%s' (%s)", r->op->name, DV_ESC(target->name[i]),
+                               r->op->tensors);
+    return DV_OK;
+}
+
+static dv_status create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                        bool data, const dv_opr_target *target, dv_opr_run **out, dv_error *err)
 {
     dv_status ast = check_alignment(op, cfg, err);
     if (ast != DV_OK) {
@@ -197,12 +207,18 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     r->plain_reference = ref && strcmp(ref, "plain") == 0;
     dv_status st = cst != DV_OK ? dv_error_set(err, DV_ERR_NOMEM, "out of memory")
                                 : dv_opr_parse_request(op, req, &r->variant, &r->dtype, r->p, err);
-    if (st == DV_OK) {
+    r->target = target;
+    if (st == DV_OK && target) {
+        r->target_gm = target->gm;
+    } else if (st == DV_OK) {
         r->sim = dv_sim_create(cfg, data, err);
         st = r->sim ? DV_OK : err->status;
     }
     if (st == DV_OK)
         st = op->prepare(r, err);
+    if (st == DV_OK && target)
+        st = check_bound(r, target, err);
+    r->target = NULL; /* the caller's, read by prepare() alone */
     if (st == DV_OK &&
         (r->launches < 1 || r->launches > DV_OPR_MAX_LAUNCHES || (r->launches > 1 && !op->next_launch)))
         st = dv_error_set(err, DV_ERR_INTERNAL, "%s: %u launches (1..%d, more than one needs next_launch)",
@@ -215,6 +231,25 @@ dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const 
     }
     *out = r;
     return DV_OK;
+}
+
+dv_status dv_opr_create(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                        bool data, dv_opr_run **out, dv_error *err)
+{
+    return create(op, req, cfg, data, NULL, out, err);
+}
+
+dv_status dv_opr_create_on(const dv_operator *op, const dv_opr_request *req, const dv_chip_config *cfg,
+                           bool data, const dv_opr_target *target, dv_opr_run **out, dv_error *err)
+{
+    return create(op, req, cfg, data, target, out, err);
+}
+
+dv_status dv_opr_next_launch(dv_opr_run *r, unsigned i, dv_error *err)
+{
+    if (!r->target_gm || i == 0 || i >= r->launches)
+        return dv_error_set(err, DV_ERR_USAGE, "%s: no launch %u to set up on a target", r->op->name, i);
+    return r->op->next_launch(r, i, err);
 }
 
 void dv_opr_set_threads(dv_opr_run *r, unsigned threads)
@@ -286,6 +321,9 @@ static dv_status inputs_as_before(dv_opr_run *r, dv_error *err)
             t->host = dv_opr_gm(r, i); /* unchanged: read in place */
             continue;
         }
+        if (r->target_gm) /* the caller's bytes: nothing can make them again */
+            return dv_error_set(err, DV_ERR_INPUT, "%s: input %s changed during the run; no reference check",
+                                r->op->name, t->name);
         if (!again) {
             dv_status st = dv_opr_create(r->op, &r->req, r->cfg, true, &again, err);
             if (st != DV_OK)
@@ -329,9 +367,12 @@ void dv_opr_destroy(dv_opr_run *r)
         return;
     if (r->op->release)
         r->op->release(r);
-    for (unsigned i = 0; i < r->ntensors; i++)
+    for (unsigned i = 0; i < r->ntensors; i++) {
         if (r->t[i].host_owned)
             free(r->t[i].host);
+        if (r->target_gm && !r->t[i].bound)
+            dv_gm_free(r->target_gm, r->t[i].addr);
+    }
     free((char *)r->req.variant);
     free((char *)r->req.dtype);
     free((char *)r->req.shape);
@@ -374,7 +415,16 @@ dv_status dv_opr_use_kernel(dv_opr_run *r, const dv_kernel_blob *blob, const cha
     r->obj = NULL;
     if (dv_obj_read_elf(blob->elf, blob->size, &r->obj, err) != DV_OK)
         return err->status;
-    return dv_sim_load(r->sim, r->obj, kernel, err);
+    if (!r->sim) { /* on a target: the caller launches it */
+        r->kernel = kernel ? dv_obj_find_kernel(r->obj, kernel) : &r->obj->kernels[0];
+        if (!r->kernel || r->obj->nkernels == 0)
+            return dv_error_set(err, DV_ERR_INTERNAL, "%s: its object has no kernel '%s'", r->op->name,
+                                kernel ? kernel : "");
+        return DV_OK;
+    }
+    dv_status st = dv_sim_load(r->sim, r->obj, kernel, err);
+    r->kernel = dv_sim_kernel(r->sim);
+    return st;
 }
 
 dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64_t bytes, unsigned *index,
@@ -385,7 +435,20 @@ dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64
                             DV_OPR_MAX_TENSORS);
     dv_opr_tensor *t = &r->t[r->ntensors];
     *t = (dv_opr_tensor){.name = name, .output = output, .bytes = bytes ? bytes : 1};
-    if (dv_gm_alloc(dv_sim_gm(r->sim), t->bytes, &t->addr, err) != DV_OK)
+    const dv_opr_target *tg = r->target;
+    for (unsigned i = 0; tg && i < tg->nbound; i++) {
+        if (strcmp(tg->name[i], name) != 0)
+            continue;
+        dv_access_fault f;
+        if (!dv_gm_span(tg->gm, tg->addr[i], t->bytes, &f))
+            return input_error(
+                err, "%s: tensor %s needs %llu bytes at 0x%llx; the device buffer there is smaller",
+                r->op->name, name, (unsigned long long)t->bytes, (unsigned long long)tg->addr[i]);
+        t->addr = tg->addr[i];
+        t->bound = true;
+    }
+    if (!t->bound &&
+        dv_gm_alloc(r->target_gm ? r->target_gm : dv_sim_gm(r->sim), t->bytes, &t->addr, err) != DV_OK)
         return err->status;
     if (index)
         *index = r->ntensors;
@@ -396,18 +459,25 @@ dv_status dv_opr_tensor_add(dv_opr_run *r, const char *name, bool output, uint64
 uint8_t *dv_opr_gm(dv_opr_run *r, unsigned index)
 {
     dv_access_fault f;
-    return dv_gm_span(dv_sim_gm(r->sim), r->t[index].addr, r->t[index].bytes, &f);
+    return dv_gm_span(r->target_gm ? r->target_gm : dv_sim_gm(r->sim), r->t[index].addr, r->t[index].bytes,
+                      &f);
 }
 
 dv_status dv_opr_arg(dv_opr_run *r, unsigned i, uint64_t value, dv_error *err)
 {
-    return dv_sim_set_arg(r->sim, i, value, err);
+    if (i >= DV_MAX_KERNEL_ARGS)
+        return dv_error_set(err, DV_ERR_USAGE, "argument index %u out of range", i);
+    r->args[i] = value;
+    return r->sim ? dv_sim_set_arg(r->sim, i, value, err) : DV_OK;
 }
 
 dv_status dv_opr_set_blocks(dv_opr_run *r, uint64_t block_dim, dv_error *err)
 {
     r->block_dim = block_dim;
-    return dv_sim_set_blocks(r->sim, block_dim, err);
+    if (!r->sim && (block_dim == 0 || block_dim > 65535))
+        return dv_error_set(err, DV_ERR_USAGE, "block_dim must be 1 to 65535, not %llu",
+                            (unsigned long long)block_dim);
+    return r->sim ? dv_sim_set_blocks(r->sim, block_dim, err) : DV_OK;
 }
 
 void dv_opr_plan(dv_opr_run *r, const char *key, const char *doc, double v)

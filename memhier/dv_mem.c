@@ -184,6 +184,21 @@ uint8_t *dv_gm_span(dv_gm *gm, uint64_t addr, uint64_t len, dv_access_fault *fau
     return NULL;
 }
 
+bool dv_gm_free(dv_gm *gm, uint64_t addr)
+{
+    for (size_t i = 0; i < gm->count; i++) {
+        if (gm->regions[i].addr != addr)
+            continue;
+        free(gm->regions[i].bytes);
+        gm->allocated -= (gm->regions[i].len + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN;
+        memmove(&gm->regions[i], &gm->regions[i + 1], (gm->count - i - 1) * sizeof *gm->regions);
+        gm->count--;
+        gm->last = 0;
+        return true;
+    }
+    return false;
+}
+
 uint64_t dv_gm_allocated(const dv_gm *gm)
 {
     return gm->allocated;

@@ -74,5 +74,8 @@ dv_status dv_gm_alloc(dv_gm *gm, uint64_t len, uint64_t *addr, dv_error *err);
  * NULL and *fault (RANGE).  GM needs no alignment (#42). */
 uint8_t *dv_gm_span(dv_gm *gm, uint64_t addr, uint64_t len, dv_access_fault *fault);
 uint64_t dv_gm_allocated(const dv_gm *gm); /* bytes */
+/* Frees the region allocated at addr (false: none starts there).  Its
+ * addresses are not handed out again: a stale pointer faults. */
+bool dv_gm_free(dv_gm *gm, uint64_t addr);
 
 #endif

@@ -7,6 +7,9 @@
  * the next one.  The cores share the event queue, GM and its bandwidth
  * server, so they contend for HBM.
  *
+ * Several kernels on the chip at once (a chip that takes launches while
+ * it runs, for the host runtime): dv_launch.h.
+ *
  * Observers (tracers, the visualiser, host counters) see a run through
  * dv_hooks.h; front ends read the cores through snapshots
  * (dv_sim_core_info), never through the cores' own state. */

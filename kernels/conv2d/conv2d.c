@@ -103,21 +103,33 @@ static void fill(dv_opr_run *r, cv_state *s, uint64_t c)
         return;
     const cv_tiling *t = &s->t;
     uint64_t seed = r->seed * 0x100000001b3ull + 0x5eed;
-    uint8_t *x = dv_opr_gm(r, s->x), *w = dv_opr_gm(r, s->w);
+    /* a tensor the caller gave (dv_opr_create_on) keeps its bytes; the
+     * draws go on, so the others get the values they always get */
+    uint8_t *x = r->t[s->x].bound ? NULL : dv_opr_gm(r, s->x),
+            *w = r->t[s->w].bound ? NULL : dv_opr_gm(r, s->w);
     for (uint64_t n = 0; n < t->n; n++)
         for (uint64_t ci = 0; ci < c; ci++)
             for (uint64_t h = 0; h < t->h; h++)
-                for (uint64_t wi = 0; wi < t->w; wi++)
-                    put16(x, x_at(t, n, ci, h, wi), draw(&seed));
+                for (uint64_t wi = 0; wi < t->w; wi++) {
+                    uint16_t v = draw(&seed);
+                    if (x)
+                        put16(x, x_at(t, n, ci, h, wi), v);
+                }
     for (uint64_t co = 0; co < t->co; co++)
         for (uint64_t ci = 0; ci < c; ci++)
             for (uint64_t kh = 0; kh < t->kh; kh++)
-                for (uint64_t kw = 0; kw < t->kw; kw++)
-                    put16(w, w_at(t, co, ci, kh, kw), draw(&seed));
+                for (uint64_t kw = 0; kw < t->kw; kw++) {
+                    uint16_t v = draw(&seed);
+                    if (w)
+                        put16(w, w_at(t, co, ci, kh, kw), v);
+                }
     if (t->bias || s->unfused) {
-        uint8_t *b = dv_opr_gm(r, s->bias);
-        for (uint64_t co = 0; co < t->co; co++)
-            put16(b, co, draw(&seed));
+        uint8_t *b = r->t[s->bias].bound ? NULL : dv_opr_gm(r, s->bias);
+        for (uint64_t co = 0; co < t->co; co++) {
+            uint16_t v = draw(&seed);
+            if (b)
+                put16(b, co, v);
+        }
     }
 }
 

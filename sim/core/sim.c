@@ -5,57 +5,12 @@
 #include "dv_core.h"
 #include "dv_sim.h"
 #include "dv_sim_perf.h"
+#include "sim_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* An observer's clock (dv_sim_hooks.period / tick). */
-typedef struct hook_clock {
-    dv_event ev;
-    struct dv_sim *sim;
-    unsigned hook;
-    uint64_t period;
-    uint64_t last; /* the cycle of its last tick */
-} hook_clock;
-
-struct dv_sim {
-    dv_chip_config cfg;
-    bool data;
-    dv_evq q;
-    dv_gm *gm;
-    dv_gmsys gmsys; /* the chip's L2 and HBM */
-    const dv_obj *obj;
-    const dv_obj_kernel *kernel;
-    uint64_t args[DV_MAX_KERNEL_ARGS];
-    uint64_t block_dim, next_block;
-    dv_core *cores;
-    unsigned ncores, ninit;
-    uint64_t stop_seq;   /* bumped by a core whenever its stop changes */
-    unsigned group_size; /* mix launches: 1 AIC + its AIVs; else 1 */
-    dv_cc_net cc;
-    dv_core **core_ptrs;
-    bool ran;
-    dv_status start_err;
-    /* incremental runs (dv_sim_start / advance / finish) */
-    uint64_t max_cycles;
-    bool running;     /* started, not yet ended */
-    dv_core *stopped; /* the first core that stopped the run */
-    const volatile sig_atomic_t *interrupt_flag;
-    bool interrupt;   /* dv_sim_interrupt */
-    uint64_t horizon; /* the end of the last slice dv_sim_advance went through */
-    /* observers */
-    dv_sim_hooks hooks[DV_SIM_MAX_HOOKS]; /* copies of what was added */
-    unsigned nhooks;
-    hook_clock clocks[DV_SIM_MAX_HOOKS];
-    dv_sim_hooks fanout;            /* the cores' events to several observers */
-    const dv_sim_hooks *core_hooks; /* what the cores call: NULL, one observer or fanout */
-    dv_counter_source counters;     /* dv_sim_counters */
-    unsigned threads;               /* dv_sim_set_threads; 0: the host's CPUs */
-    dv_pool *pool;                  /* the functional work's threads (core_async.h), or NULL */
-    dv_log log;                     /* dv_sim_set_log; off by default */
-};
 
 /* ---- the cores' events to several observers ---- */
 
@@ -119,7 +74,7 @@ static bool watches_cores(const dv_sim_hooks *h)
 }
 
 /* The cores call one observer directly, several through the fan-out. */
-static void choose_core_hooks(dv_sim *s)
+void sim_choose_core_hooks(dv_sim *s)
 {
     unsigned n = 0;
     s->core_hooks = NULL;
@@ -238,6 +193,7 @@ void dv_sim_destroy(dv_sim *s)
 {
     if (!s)
         return;
+    sim_runs_free(s); /* before the pool: the launches' cores join their work */
     for (unsigned i = 0; i < s->ninit; i++)
         dv_core_destroy(&s->cores[i]);
     dv_pool_destroy(s->pool); /* after the cores: each joined its work */
@@ -330,7 +286,7 @@ static void end_ticks(dv_sim *s, const dv_run_result *res)
 
 /* Events in the queue that are observers' clocks (they alone do not keep a
  * run alive). */
-static size_t clocks_queued(const dv_sim *s)
+size_t sim_clocks_queued(const dv_sim *s)
 {
     size_t n = 0;
     for (unsigned i = 0; i < s->nhooks; i++)
@@ -338,7 +294,7 @@ static size_t clocks_queued(const dv_sim *s)
     return n;
 }
 
-static dv_status start_clocks(dv_sim *s, dv_error *err)
+dv_status sim_start_clocks(dv_sim *s, dv_error *err)
 {
     for (unsigned i = 0; i < s->nhooks; i++) {
         const dv_sim_hooks *h = &s->hooks[i];
@@ -447,7 +403,7 @@ void dv_sim_set_threads(dv_sim *s, unsigned threads)
     s->threads = threads;
 }
 
-static unsigned host_threads(unsigned setting)
+unsigned sim_host_threads(unsigned setting)
 {
     if (setting == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -474,7 +430,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         return dv_error_set(err, DV_ERR_USAGE, "this simulation has already run");
     s->ran = true;
     s->max_cycles = max_cycles;
-    choose_core_hooks(s);
+    sim_choose_core_hooks(s);
     unsigned groups;
     plan(s, &groups, &s->group_size);
     s->ncores = groups * s->group_size;
@@ -486,7 +442,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         return DV_ERR_NOMEM;
     /* The simulation's thread plus threads - 1 in the pool; no pool for a
      * timing-only run (no arithmetic), a single thread or a single core. */
-    unsigned threads = host_threads(s->threads);
+    unsigned threads = sim_host_threads(s->threads);
     /* DVSIM_DEFER_WORK=1 (for tests): no thread, every product is computed
      * only when joined, so a missing join gives a wrong result at once */
     const char *env = getenv("DVSIM_DEFER_WORK");
@@ -560,7 +516,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         if (st != DV_OK)
             return st;
     }
-    dv_status st = start_clocks(s, err);
+    dv_status st = sim_start_clocks(s, err);
     if (st != DV_OK)
         return st;
     s->running = true;
@@ -632,6 +588,8 @@ static uint64_t reached(const dv_sim *s)
 
 bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
 {
+    if (s->runs)
+        return sim_runs_advance(s, until, err);
     if (!s->running)
         return false;
     uint64_t seen = s->stop_seq - 1; /* scan once on entry */
@@ -656,7 +614,7 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
             break;
         uint64_t next = dv_evq_next_cycle(&s->q);
         /* the observers' clocks alone do not keep a run alive */
-        if (s->q.count <= s->nhooks && s->q.count == clocks_queued(s)) /* cheap test first: every event */
+        if (s->q.count <= s->nhooks && s->q.count == sim_clocks_queued(s)) /* cheap test first: every event */
             next = UINT64_MAX;
         if (next == UINT64_MAX) {
             for (unsigned i = 0; i < s->ncores; i++) {
@@ -712,6 +670,8 @@ static void log_outcome(const dv_sim *s, const dv_run_result *res)
 
 dv_status dv_sim_finish(dv_sim *s, dv_run_result *res, dv_error *err)
 {
+    if (s->runs)
+        return sim_runs_finish(s, res, err);
     if (!s->ran || !s->cores)
         return dv_error_set(err, DV_ERR_USAGE, "the simulation has not started");
     if (s->running) { /* the front end stopped before the end */
