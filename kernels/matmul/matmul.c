@@ -41,7 +41,7 @@ static const dv_operator_param params[] = {
     {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
     {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
     {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
-    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
+    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16, f32; db)"},
     {"TB", 0, 0, 1,
      "1: B given as [N, K], e.g. weights stored out x in (f16, bf16, f32; db; s8's B always is)"},
     {"BNZ", 0, 0, 1,
@@ -140,11 +140,18 @@ static dv_status mm_f32_check(const dv_chip_config *cfg, const mm_problem *p, un
     if (variant != 0) /* variants[] lists db first */
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: f32 takes the db variant (its kernels are layouts_f32.dvs)");
-    if (p->ta || p->bnz || p->act || p->ksplit > 1)
+    if (p->bnz || p->act || p->ksplit > 1)
         return dv_error_set(err, DV_ERR_INPUT,
-                            "matmul: f32 takes B=, TB, BIAS and RELU, not TA, BNZ, ACT or KS (A^T's fp32 "
-                            "squares span the whole K of the A panel, past load2dt's 8-bit pair distance)");
+                            "matmul: f32 takes B=, TA, TB, BIAS and RELU, not BNZ, ACT or KS (no f32 kernels "
+                            "for them: layouts_f32.dvs)");
     return DV_OK;
+}
+
+/* The operator's available(): f32 (the last dtype) runs only where the
+ * Cube multiplies fp32 and only as db (mm_f32_check says why not). */
+static bool available(const dv_chip_config *cfg, unsigned variant, unsigned dtype)
+{
+    return dtype_map[dtype].dt != 3 || (cfg->cube_fp32_fractal_cycles && variant == 0);
 }
 
 static dv_status prepare(dv_opr_run *r, dv_error *err)
@@ -275,14 +282,16 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             }
     }
     uint64_t q = 0;
-    if (p->ta) {
+    if (p->ta || p->dt == 3) {
         /* A^T's pad rows past K come from here (mm.inc): up to 16 column
-         * blocks x 15 rows x 32 bytes of zeros */
+         * blocks x 15 rows x 32 bytes of zeros; f32 also zeroes a chunk's odd
+         * 8-column block from it: up to kl1 = 1024 rows of 32 bytes */
         unsigned z;
-        if ((st = dv_opr_tensor_add(r, "zeros", false, 16 * 15 * 32, &z, err)) != DV_OK)
+        uint64_t zb = p->dt == 3 ? 1024 * 32 : 16 * 15 * 32;
+        if ((st = dv_opr_tensor_add(r, "zeros", false, zb, &z, err)) != DV_OK)
             return st;
         if (r->data)
-            memset(dv_opr_gm(r, z), 0, 16 * 15 * 32);
+            memset(dv_opr_gm(r, z), 0, zb);
         q = r->t[z].addr;
     }
     s->scale = base_scale(p->k);
@@ -635,6 +644,7 @@ const dv_operator dv_op_matmul = {
     .check = check,
     .release = release,
     .next_launch = next_launch,
+    .available = available,
 };
 
 DV_OPERATORS(matmul, &dv_op_matmul);

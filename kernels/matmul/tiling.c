@@ -473,7 +473,9 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     }
     /* The single-buffer plans stream A only when its panel does not fit:
      * with one buffer an A chunk's load cannot hide behind the Cube. */
-    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t);
+    /* f32 A^T streams in chunks: a panel's fp32 squares would be all of K
+     * apart, past load2dt's 8-bit srcpair (mm.inc) */
+    bool found = search(cfg, p, &base, nbuf, nstep, p->dt == 3 && p->ta, nbuf == 2, t);
     if (!found && nbuf == 1)
         found = search(cfg, p, &base, nbuf, nstep, 1, 1, t);
     if (!found && (p->force_mt || p->force_nt))

@@ -2,14 +2,15 @@
  * split chips' fp32 Cube (cube.fp32_fractal_cycles, facts #6):
  *  - the reference check passes at awkward shapes on ascend910b and
  *    ascend910b3: primes, 1 x N x K, M x 1 x K, K = 1, K past one L1 chunk,
- *    B = 3, TB (B^T [N, K]), BIAS and RELU, with B [K, N] through load2d's
- *    merging transpose (layout load2dt) and B^T without it;
+ *    B = 3, TA (A^T [K, M]), TB (B^T [N, K]), BIAS and RELU, with B [K, N]
+ *    and A^T through load2d's merging transpose (layout load2dt) and B^T
+ *    without it;
  *  - one core of the Cube at the fp32 rate: 1024^3 >= 95% of 1024
  *    MAC/cycle (cube.utilisation_pct counts f32 MACs at their own peak),
  *    and its cycles near 1024^3 / 1024: a quarter of fp16's rate;
  *  - the chips without an fp32 Cube (ascend910, ascend310) refuse f32, and
- *    so do TA, BNZ, KS and the ladder variants with f32 (DV_ERR_INPUT:
- *    exit 65). */
+ *    so do BNZ, KS and the ladder variants with f32 (DV_ERR_INPUT: exit
+ *    65), and the operator's available() says the same. */
 #include "dv_test_main.h"
 #include "ops_run.h"
 
@@ -32,6 +33,13 @@ static const char *const shapes[] = {
     "M=131,N=300,K=503,BIAS=1,RELU=1,B=3",
     "M=1,N=3001,K=1031,TB=1,BIAS=1", /* decode with weights out x in */
     "M=20,N=6144,K=4099",            /* GEMV, odd K fractals */
+    /* A^T [K, M] (A in chunks, load2dt squares into L0A): an odd last K
+     * step (K = 113: 17 deep, 3 fractals), K = 8, K past several chunks */
+    "M=97,N=61,K=113,TA=1",
+    "M=300,N=1,K=8,TA=1,BIAS=1,RELU=1",
+    "M=131,N=70,K=5001,TA=1",
+    "M=257,N=33,K=999,TA=1,TB=1,B=3",
+    "M=257,N=33,K=999,TA=1,TB=1,BIAS=1,RELU=1",
 };
 
 START_TEST(test_f32_shapes)
@@ -72,11 +80,34 @@ START_TEST(test_f32_refused)
     for (unsigned c = 0; c < 2; c++)
         ck_assert_int_eq(op_run("matmul", no_fp32[c], "db", "f32", "M=16,N=16,K=16", 0, false).status,
                          DV_ERR_INPUT);
-    static const char *const bad[] = {"M=16,N=16,K=16,TA=1", "M=16,N=16,K=16,BNZ=1", "M=64,N=64,K=4096,KS=2"};
-    for (unsigned i = 0; i < 3; i++)
+    static const char *const bad[] = {"M=16,N=16,K=16,BNZ=1", "M=64,N=64,K=4096,KS=2"};
+    for (unsigned i = 0; i < 2; i++)
         ck_assert_int_eq(op_run("matmul", "ascend910b3", "db", "f32", bad[i], 0, false).status, DV_ERR_INPUT);
     ck_assert_int_eq(op_run("matmul", "ascend910b3", "pipelined", "f32", "M=16,N=16,K=16", 0, false).status,
                      DV_ERR_INPUT);
+    /* available(): f32 (the last dtype) on db of the 910B chips only */
+    const dv_operator *op = dv_operator_find("matmul");
+    unsigned f32 = 0;
+    while (op->dtypes[f32 + 1])
+        f32++;
+    ck_assert_str_eq(op->dtypes[f32], "f32");
+    dv_chip_config cfg;
+    dv_error err;
+    static const struct {
+        const char *chip;
+        unsigned variant;
+        bool ok;
+    } av[] = {{"ascend910b", 0, true},
+              {"ascend910b3", 0, true},
+              {"ascend910b3", 1, false},
+              {"ascend910", 0, false},
+              {"ascend310", 0, false}};
+    for (unsigned i = 0; i < sizeof av / sizeof av[0]; i++) {
+        ck_assert_int_eq(dv_config_builtin(av[i].chip, &cfg, &err), DV_OK);
+        ck_assert_msg(op->available(&cfg, av[i].variant, f32) == av[i].ok, "%s variant %u", av[i].chip,
+                      av[i].variant);
+        ck_assert(op->available(&cfg, av[i].variant, 0)); /* f16 runs everywhere */
+    }
 }
 END_TEST
 
