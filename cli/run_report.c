@@ -35,10 +35,12 @@ static void print_core(const dv_chip_config *cfg, const dv_run_result *res, cons
                res->cycles ? 100.0 * (double)s->pipe[p].busy_cycles / (double)res->cycles : 0.0,
                s->pipe[p].insns, s->pipe[p].wait_cycles, s->pipe[p].full_cycles);
     }
-    printf("\ncube:   %" PRIu64 " MACs in %" PRIu64
-           " fractals, %.1f%% of the peak (%.0f fp16, %.0f int8 MAC/cycle)\n",
+    printf("\ncube:   %" PRIu64 " MACs in %" PRIu64 " fractals, %.1f%% of the peak (%.0f fp16, %.0f int8",
            s->cube_macs, s->cube_fractals, run_stat(l, 0, "cube.utilisation_pct"),
            dv_config_core_macs_fp16(cfg), dv_config_core_macs_int8(cfg));
+    if (s->cube_macs_f32) /* only runs with f32 mmads: the others' report is unchanged */
+        printf(", %.0f fp32", dv_config_core_macs_fp32(cfg));
+    printf(" MAC/cycle)\n");
     printf("vector: %" PRIu64 " element ops in %" PRIu64 " repeats, busy %.1f%%; UB conflicts %" PRIu64
            " bank-group + %" PRIu64 " bank cycles\n",
            s->vec_elem_ops, s->vec_repeats, run_stat(l, 0, "vector.utilisation_pct"),

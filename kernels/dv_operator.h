@@ -72,6 +72,12 @@ typedef struct dv_operator {
     /* Constant data of the operator for shared prepare/check functions
      * (the elementwise operators' opc_ew_spec); may be NULL. */
     const void *spec;
+    /* Whether variant v (index into variants) with dtype d runs on this chip
+     * at all; may be NULL: every combination does.  prepare() refuses the
+     * others (DV_ERR_INPUT, exit 65, with the reason); the suites that run
+     * every chip x variant x dtype skip them (matmul's f32 needs the split
+     * chips' fp32 Cube and the db kernels). */
+    bool (*available)(const dv_chip_config *cfg, unsigned variant, unsigned dtype);
 } dv_operator;
 
 /* What the user asked for. */

@@ -65,7 +65,7 @@ typedef struct dv_core_stats {
      * source and destination), the Cube's operands and the Vector unit's */
     uint64_t buf_read[DV_MEM_KIND_COUNT], buf_write[DV_MEM_KIND_COUNT];
     uint64_t cube_macs, cube_fractals;
-    uint64_t cube_macs_f16, cube_macs_bf16, cube_macs_int8;
+    uint64_t cube_macs_f16, cube_macs_bf16, cube_macs_int8, cube_macs_f32;
     uint64_t vec_ops_16, vec_ops_32, vec_ops_8;
     uint64_t vec_elem_ops, vec_repeats;
     uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;

@@ -4,6 +4,9 @@
  * or f32.  Int8: A [M, K] and B^T [N, K] in s8 (weights stored as out x in),
  * accumulated in s32, C dequantised to f16 with one scale (deq) or a scale
  * per column (vdeq), or requantised to s8 with a scale and an offset (req).
+ * fp32 (split chips, whose Cube multiplies fp32 at a quarter of the fp16
+ * rate): A, B and C in f32, accumulated in f32 (the layouts kernels,
+ * layouts_f32.dvs).
  * C has a row pitch ldc of N rounded up to 32 bytes' worth of columns.
  * The variants are the optimisation ladder of the kernels in kernels/matmul/. */
 #include "dv_fp.h"
@@ -30,10 +33,11 @@ DV_KERNEL_BLOB(matmul_ksum);
 DV_KERNEL_BLOB(matmul_swizzle);
 DV_KERNEL_BLOB(matmul_mix0);
 DV_KERNEL_BLOB(matmul_mix1);
+DV_KERNEL_BLOB(matmul_layouts_f32);
 
 static const char *const variants[] = {"db", "pipelined", "tiled", "naive", NULL};
-static const char *const dtypes[] = {"f16",    "f16-f32", "bf16-f16", "bf16-f32",
-                                     "s8-deq", "s8-vdeq", "s8-req",   NULL};
+static const char *const dtypes[] = {"f16",     "f16-f32", "bf16-f16", "bf16-f32", "s8-deq",
+                                     "s8-vdeq", "s8-req",  "f32",      NULL};
 static const dv_operator_param params[] = {
     {"M", 1024, 1, 65535, "rows of A and C"},
     {"N", 1024, 1, 65535, "columns of B and C"},
@@ -41,15 +45,16 @@ static const dv_operator_param params[] = {
     {"TM", 0, 0, 256, "force the tile rows, a multiple of 16 (0: the tiling function chooses)"},
     {"TN", 0, 0, 256, "force the tile columns, a multiple of 16 (0: the tiling function chooses)"},
     {"B", 1, 1, 65535, "matrices in the batch: C[b] = A[b] x B[b]"},
-    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16; db)"},
-    {"TB", 0, 0, 1, "1: B given as [N, K], e.g. weights stored out x in (f16, bf16; db; s8's B always is)"},
+    {"TA", 0, 0, 1, "1: A given transposed, as [K, M] (f16, bf16, f32; db)"},
+    {"TB", 0, 0, 1,
+     "1: B given as [N, K], e.g. weights stored out x in (f16, bf16, f32; db; s8's B always is)"},
     {"BNZ", 0, 0, 1,
      "1: B given in NZ, pre-laid-out weights: N/16 blocks of roundup(K,16) x 16 (f16, bf16; db)"},
-    {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16; db): L0C starts as ones x bias"},
+    {"BIAS", 0, 0, 1, "1: C = A x B + bias[N] (f16, bf16, f32; db): L0C starts as ones x bias"},
     {"ACT", 0, 0, 2,
      "1: SiLU, 2: GELU (x sigmoid(1.702 x)) on the Vector unit over each tile in UB (f16, bf16; db; split "
      "chips: a mix kernel, the AIC's tiles through a GM ring to its AIVs)"},
-    {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16; db)"},
+    {"RELU", 0, 0, 1, "1: ReLU on the output path (FixPipe / copy_l0c_ub; f16, bf16, f32; db)"},
     {"KS", 0, 0, 64,
      "split-K: 0 the tiling's model chooses, 1 never, S: K in S ranges on as many cores, f32 partial sums "
      "in a GM workspace, summed by a second launch on the Vector unit (f16, bf16; db)"},
@@ -65,8 +70,15 @@ static const struct {
     mm_out out;
 } dtype_map[] = {
     {0, MM_OUT_F16}, {0, MM_OUT_F32},  {1, MM_OUT_F16}, {1, MM_OUT_F32},
-    {2, MM_OUT_DEQ}, {2, MM_OUT_VDEQ}, {2, MM_OUT_REQ},
+    {2, MM_OUT_DEQ}, {2, MM_OUT_VDEQ}, {2, MM_OUT_REQ}, {3, MM_OUT_F32},
 };
+
+/* The stored type of the inputs (mm_problem's dt). */
+static dv_dtype mm_in_type(unsigned dt)
+{
+    static const dv_dtype types[] = {DV_DT_F16, DV_DT_BF16, DV_DT_S8, DV_DT_F32};
+    return types[dt];
+}
 
 /* Int8 scales: s32 sums of K products of uniform s8 have a standard
  * deviation of about 128^2 / 3 * sqrt(K); dequant brings them to ~1,
@@ -123,6 +135,37 @@ static void mm_plan_figures(dv_opr_run *r, const mm_state *s, const mm_tiling *t
     }
 }
 
+/* f32 input: which chips and layouts take it.  The Cube multiplies fp32
+ * only on the split chips (cube.fp32_fractal_cycles, facts #6); the coupled
+ * chips' mmad takes s8/u8/f16 (facts #7, the config table's "n.a."), and
+ * the facts describe no fp32 matmul path on their Vector unit, so there f32
+ * is refused rather than run on a path the hardware is not known to have. */
+static dv_status mm_f32_check(const dv_chip_config *cfg, const mm_problem *p, unsigned variant, dv_error *err)
+{
+    if (!cfg->cube_fp32_fractal_cycles)
+        return dv_error_set(
+            err, DV_ERR_INPUT,
+            "matmul: f32 needs a Cube that multiplies fp32, and %s's has none "
+            "(cube.fp32_fractal_cycles = 0: facts #7, its mmad takes s8/u8/f16; the facts give "
+            "no fp32 matmul on its Vector unit); the 910B chips have one (1024 MAC/cycle, #6)",
+            cfg->name);
+    if (variant != 0) /* variants[] lists db first */
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: f32 takes the db variant (its kernels are layouts_f32.dvs)");
+    if (p->bnz || p->act || p->ksplit > 1)
+        return dv_error_set(err, DV_ERR_INPUT,
+                            "matmul: f32 takes B=, TA, TB, BIAS and RELU, not BNZ, ACT or KS (no f32 kernels "
+                            "for them: layouts_f32.dvs)");
+    return DV_OK;
+}
+
+/* The operator's available(): f32 (the last dtype) runs only where the
+ * Cube multiplies fp32 and only as db (mm_f32_check says why not). */
+static bool available(const dv_chip_config *cfg, unsigned variant, unsigned dtype)
+{
+    return dtype_map[dtype].dt != 3 || (cfg->cube_fp32_fractal_cycles && variant == 0);
+}
+
 static dv_status prepare(dv_opr_run *r, dv_error *err)
 {
     mm_state *s = calloc(1, sizeof *s);
@@ -148,8 +191,11 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     p->act = (unsigned)dv_opr_param(r, "ACT");
     p->ksplit = dv_opr_param(r, "KS");
     p->swz = dv_opr_param(r, "SW");
+    dv_status st0;
     if (p->act && (p->dt == 2 || p->relu))
         return dv_error_set(err, DV_ERR_INPUT, "matmul: ACT (SiLU, GELU) is for f16 and bf16, without RELU");
+    if (p->dt == 3 && (st0 = mm_f32_check(r->cfg, p, r->variant, err)) != DV_OK)
+        return st0;
     if (p->bnz && (p->dt == 2 || p->tb))
         return dv_error_set(err, DV_ERR_INPUT, "matmul: BNZ is B [K, N] in NZ, for f16 and bf16 without TB");
     if (p->dt == 2 && (p->bias || p->relu))
@@ -160,7 +206,8 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             err, DV_ERR_INPUT,
             "matmul: TA and TB are for f16 and bf16 (s8's B is B^T [N, K] already, and the Cube "
             "takes no transposed s8 A: load2d transposes 16 x 16 fractals of 2-byte elements)");
-    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz || p->act;
+    /* f32's kernels are all of the layouts family (layouts_f32.dvs) */
+    bool layouts = p->batch > 1 || p->ta || p->tb || p->bias || p->relu || p->bnz || p->act || p->dt == 3;
     p->layouts = layouts;
     if (layouts && p->variant != MM_DB)
         return dv_error_set(err, DV_ERR_INPUT,
@@ -176,7 +223,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
                                                   &dvk_matmul_pipelined, &dvk_matmul_db};
     /* one kernel per variant, input type and output conversion (mm.inc) */
     static const char *const names[] = {"serial", "serial", "pipelined", "db"};
-    static const char *const ins[] = {"f16", "bf16", "s8"};
+    static const char *const ins[] = {"f16", "bf16", "s8", "f32"};
     static const char *const outs[] = {"f16", "f32", "deq", "vdeq", "req"};
     char kernel[64], lay[8] = "";
     bool split = t->ksplit > 1;
@@ -197,14 +244,15 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
     static const dv_kernel_blob *const mblobs[2] = {&dvk_matmul_mix0, &dvk_matmul_mix1};
-    const dv_kernel_blob *blob = mm_ep_mix(r->cfg, p) ? mblobs[t->achunk ? 1 : 0]
-                                 : layouts || split   ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
-                                 : t->swz             ? &dvk_matmul_swizzle
-                                                      : blobs[p->variant];
+    const dv_kernel_blob *blob = p->dt == 3              ? &dvk_matmul_layouts_f32
+                                 : mm_ep_mix(r->cfg, p) ? mblobs[t->achunk ? 1 : 0]
+                                 : layouts || split     ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
+                                 : t->swz               ? &dvk_matmul_swizzle
+                                                        : blobs[p->variant];
     if ((st = dv_opr_use_kernel(r, blob, kernel, err)) != DV_OK)
         return st;
 
-    dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
+    dv_dtype in = mm_in_type(p->dt);
     uint64_t es = t->es;
     unsigned a, b, c, rec, tab = 0, bt = 0;
     if (p->bias) { /* before the record, which holds its address */
@@ -250,14 +298,16 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
             }
     }
     uint64_t q = 0;
-    if (p->ta) {
+    if (p->ta || p->dt == 3) {
         /* A^T's pad rows past K come from here (mm.inc): up to 16 column
-         * blocks x 15 rows x 32 bytes of zeros */
+         * blocks x 15 rows x 32 bytes of zeros; f32 also zeroes a chunk's odd
+         * 8-column block from it: up to kl1 = 1024 rows of 32 bytes */
         unsigned z;
-        if ((st = dv_opr_tensor_add(r, "zeros", false, 16 * 15 * 32, &z, err)) != DV_OK)
+        uint64_t zb = p->dt == 3 ? 1024 * 32 : 16 * 15 * 32;
+        if ((st = dv_opr_tensor_add(r, "zeros", false, zb, &z, err)) != DV_OK)
             return st;
         if (r->data)
-            memset(dv_opr_gm(r, z), 0, 16 * 15 * 32);
+            memset(dv_opr_gm(r, z), 0, zb);
         q = r->t[z].addr;
     }
     s->scale = base_scale(p->k);
@@ -293,8 +343,12 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     if ((st = opc_args(r, args, 5, err)) != DV_OK || (st = dv_opr_set_blocks(r, t->blocks, err)) != DV_OK)
         return st;
     double macs = (double)nb * (double)p->m * (double)p->n * (double)p->k;
+    /* the work in fp16 MACs (the roofline's unit): int8 goes at twice the
+     * rate, f32 at cube.fp32_fractal_cycles per 16x8x16 (a quarter) */
+    double f32w = in == DV_DT_F32 ? dv_config_core_macs_fp16(r->cfg) / dv_config_core_macs_fp32(r->cfg) : 1;
     r->work = (dv_opr_work){
-        .macs = in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs,
+        .macs =
+            in == DV_DT_S8 ? macs * (double)r->cfg->cube_k_fp16 / (double)r->cfg->cube_k_int8 : macs * f32w,
         .read_bytes = (double)(nb * (p->m * p->k + p->k * p->n)) * (double)es,
         .write_bytes = (double)(nb * p->m * p->n * t->oes),
         .vec_cycles = mm_ep_vec_cycles(r->cfg, p, t),
@@ -368,6 +422,10 @@ static void describe_tolerance(dv_opr_run *r, const mm_problem *p)
                  p->out == MM_OUT_REQ
                      ? "exact s32 sum, requant within 1 (f16 staging rounds twice on coupled cores)"
                      : "exact s32 sum, dequant within u_f16 |c|");
+    else if (p->dt == 3)
+        snprintf(r->check.tolerance, sizeof r->check.tolerance, "%s",
+                 "|c - ref| <= (K + 1) 2^-24 sum|a b| (f32 in, products rounded to f32, f32 accumulation; "
+                 "no hf32 input rounding), ref in double");
     else
         snprintf(r->check.tolerance, sizeof r->check.tolerance,
                  "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 accumulation), ref in double%s",
@@ -383,8 +441,11 @@ static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, doub
     dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
     double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
     if (p->dt != 2) {
+        /* f16/bf16 products are exact in f32: K roundings (the sums, the
+         * bias the first); f32 products round too: one more per term */
+        double terms = (double)p->k + (p->dt == 3 ? 1 : 0);
         *want = sum;
-        *tol = u_out * fabs(sum) + (1 + u_out) * (double)p->k * u_acc * sabs + opc_tiny(outt);
+        *tol = u_out * fabs(sum) + (1 + u_out) * terms * u_acc * sabs + opc_tiny(outt);
         return;
     }
     double scale = s->scale;
@@ -497,9 +558,7 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
                 .c = dv_opr_gm(r, s->c),
                 .tab = dv_opr_tensor_find(r, "scales"),
                 .bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL,
-                .in = p->dt == 0   ? DV_DT_F16
-                      : p->dt == 1 ? DV_DT_BF16
-                                   : DV_DT_S8,
+                .in = mm_in_type(p->dt),
                 .outt = p->out == MM_OUT_F32   ? DV_DT_F32
                         : p->out == MM_OUT_REQ ? DV_DT_S8
                                                : DV_DT_F16};
@@ -526,7 +585,7 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     mm_state *s = r->state;
     const mm_problem *p = &s->p;
     const mm_tiling *t = &s->t;
-    dv_dtype in = p->dt == 0 ? DV_DT_F16 : p->dt == 1 ? DV_DT_BF16 : DV_DT_S8;
+    dv_dtype in = mm_in_type(p->dt);
     dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
     const uint8_t *a = dv_opr_tensor_find(r, "a")->host, *b = dv_opr_tensor_find(r, "b")->host;
     const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
@@ -603,14 +662,16 @@ const dv_operator dv_op_matmul = {
         "a[B,M,K] (TA: [B,K,M]) b[B,K,N] (TB and s8: [B,N,K]; BNZ: NZ) [bias[N]] -> c[B,M,ldc], ldc = N "
         "rounded up to 16 (s8-req: 32) columns",
     .notes = "dtype IN-OUT: f16/bf16 in, f32 accumulation, f16 or f32 out; s8-deq / s8-vdeq: s8 in, s32 "
-             "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3. "
+             "accumulation, f16 out with one scale / a scale per column; s8-req: s8 out, scale and offset 3; "
+             "f32: f32 in and out on the split chips' fp32 Cube (1024 MAC/cycle), refused on coupled chips. "
              "Output conversion on FixPipe (split chips) or copy_l0c_ub + Vector (coupled). Tolerance: float "
-             "|c - ref| <= u_out |ref| + K 2^-24 sum|a b|; deq u_f16 |c|; req 1.",
+             "|c - ref| <= u_out |ref| + K 2^-24 sum|a b| (f32 in: K + 1); deq u_f16 |c|; req 1.",
     .prepare = prepare,
     .cases = cases,
     .check = check,
     .release = release,
     .next_launch = next_launch,
+    .available = available,
 };
 
 DV_OPERATORS(matmul, &dv_op_matmul);

@@ -50,6 +50,20 @@ static bool mm_b_one_load(const mm_problem *p)
     return p->dt == 2 || p->tb;
 }
 
+/* f32 input (dt 3) with B [K, N]: its L0B fractals come from load2d's
+ * merging transpose, a square of two fractals (16 K rows) at a time. */
+static bool mm_b_squares(const mm_problem *p)
+{
+    return p->dt == 3 && !p->tb;
+}
+
+/* Cycles the Cube takes per fractal step of the input type: fp32 has its
+ * own rate (cube.fp32_fractal_cycles, 16x8x16 per step, facts #6). */
+static uint64_t mm_fractal_cycles(const dv_chip_config *cfg, const mm_problem *p)
+{
+    return p->dt == 3 ? cfg->cube_fp32_fractal_cycles : cfg->cube_fractal_cycles;
+}
+
 /* Fills the buffer layout of t for its sizes; false if it does not fit. */
 static bool layout(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, unsigned nbuf)
 {
@@ -141,7 +155,7 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     double mt = (double)opc_min(t->mt, opc_round_up(p->m, 16)),
            nt = (double)opc_min(t->nt, opc_round_up(p->n, 16));
     double k = (double)opc_round_up(p->k, t->k0), es = (double)t->es;
-    double cube = (mt / 16) * (nt / 16) * (k / (double)t->k0) * (double)cfg->cube_fractal_cycles;
+    double cube = (mt / 16) * (nt / 16) * (k / (double)t->k0) * (double)mm_fractal_cycles(cfg, p);
     /* A block's tiles are consecutive in row-major order: it loads the A
      * panel once per tile row it touches (every tile when not reused); the
      * panel's load shows, since the row's first tile waits for it. */
@@ -166,7 +180,10 @@ static double estimate(const dv_chip_config *cfg, const mm_problem *p, const mm_
     /* MTE1: bytes plus the start-up of each load2d: one per K fractal for
      * A, and for B one per K fractal (f16, bf16: transposed fractal by
      * fractal) or one per step (s8: the step's kfr x n1 fractals at once). */
-    double loads = k / (double)t->k0 + (mm_b_one_load(p) ? steps : k / (double)t->k0);
+    double loads =
+        k / (double)t->k0 + (mm_b_one_load(p)  ? steps
+                             : mm_b_squares(p) ? k / (double)(2 * t->k0) /* f32: a load per square row */
+                                               : k / (double)t->k0);
     double mte1 = mt * k * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0A) +
                   k * nt * es / (double)dv_path_bw(cfg, DV_PATH_L1_L0B) +
                   loads * (double)cfg->dma_head_cycles;
@@ -364,9 +381,10 @@ static bool search(const dv_chip_config *cfg, const mm_problem *p, const mm_tili
                    uint64_t nstep, uint64_t ac_lo, uint64_t ac_hi, mm_tiling *t, bool swizzled)
 {
     bool found = false;
+    uint64_t kl0_min = mm_b_squares(p) ? 2 * base->k0 : base->k0; /* f32 B [K,N]: whole squares */
     for (uint64_t mt = 16; mt <= 256 && mt <= opc_round_up(p->m, 16); mt += 16)
         for (uint64_t nt = nstep; nt <= 256 && nt <= opc_round_up(p->n, nstep); nt += nstep)
-            for (uint64_t kl0 = base->k0; kl0 <= 256 && kl0 <= opc_round_up(p->k, base->k0); kl0 *= 2)
+            for (uint64_t kl0 = kl0_min; kl0 <= 256 && kl0 <= opc_round_up(p->k, kl0_min); kl0 *= 2)
                 for (uint64_t kl1 = kl0; kl1 <= 1024 && kl1 <= opc_round_up(p->k, kl0); kl1 *= 2) {
                     if ((p->force_mt && mt != opc_min(p->force_mt, opc_round_up(p->m, 16))) ||
                         (p->force_nt && nt != opc_min(p->force_nt, opc_round_up(p->n, nstep))))
@@ -464,10 +482,10 @@ static bool split_plan(const dv_chip_config *cfg, const mm_problem *p, const mm_
     return true;
 }
 
-/* Split-K applies to db with float inputs and none of the layouts. */
+/* Split-K applies to db with f16 / bf16 inputs and none of the layouts. */
 static bool splittable(const mm_problem *p)
 {
-    return p->variant == MM_DB && p->dt != 2 && !p->layouts;
+    return p->variant == MM_DB && p->dt < 2 && !p->layouts;
 }
 
 dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, dv_error *err)
@@ -475,15 +493,21 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     mm_tiling base;
     memset(&base, 0, sizeof base);
     base.m = p->m, base.n = p->n, base.k = p->k;
-    base.es = p->dt == 2 ? 1 : 2;
-    base.k0 = p->dt == 2 ? cfg->cube_k_int8 : cfg->cube_k_fp16;
+    base.es = p->dt == 2 ? 1 : p->dt == 3 ? 4 : 2;
+    /* f32: the fp16 fractal row of 4-byte elements, C0 = 8 (facts #5) */
+    base.k0 = p->dt == 2 ? cfg->cube_k_int8 : p->dt == 3 ? cfg->cube_k_fp16 / 2 : cfg->cube_k_fp16;
     /* mm.inc takes a fractal row as 32 bytes (facts #5), its K fractals are
      * shifts by log2(32 / es): a chip config that says otherwise cannot run it. */
     if (base.k0 * base.es != 32)
         return dv_error_set(err, DV_ERR_INPUT,
                             "matmul: the kernels take a Cube fractal row of 32 bytes (%s = %u), %s has %llu",
-                            p->dt == 2 ? "cube.k_int8" : "cube.k_fp16", p->dt == 2 ? 32u : 16u, cfg->name,
-                            (unsigned long long)base.k0);
+                            p->dt == 2   ? "cube.k_int8"
+                            : p->dt == 3 ? "cube.k_fp16 / 2"
+                                         : "cube.k_fp16",
+                            p->dt == 2   ? 32u
+                            : p->dt == 3 ? 8u
+                                         : 16u,
+                            cfg->name, (unsigned long long)base.k0);
     base.oes = out_bytes(p->out);
     base.uboes = ub_bytes(p->out);
     base.ldc = mm_ldc(cfg, p);
@@ -511,8 +535,10 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
     }
     /* The single-buffer plans stream A only when its panel does not fit:
      * with one buffer an A chunk's load cannot hide behind the Cube. */
-    bool forced_swz = p->swz > 1 && p->variant == MM_DB && !p->layouts;
-    bool found = search(cfg, p, &base, nbuf, nstep, 0, nbuf == 2, t, forced_swz);
+    /* f32 A^T streams in chunks: a panel's fp32 squares would be all of K
+     * apart, past load2dt's 8-bit srcpair (mm.inc); f32 has no swizzled kernel */
+    bool forced_swz = p->swz > 1 && p->variant == MM_DB && !p->layouts && p->dt != 3;
+    bool found = search(cfg, p, &base, nbuf, nstep, p->dt == 3 && p->ta, nbuf == 2, t, forced_swz);
     if (!found && nbuf == 1)
         found = search(cfg, p, &base, nbuf, nstep, 1, 1, t, false);
     /* The swizzled order (SW=0): the best swizzled plan, taken when the
@@ -521,7 +547,7 @@ dv_status mm_tile(const dv_chip_config *cfg, const mm_problem *p, mm_tiling *t, 
      * where HBM is not the limit, the round robin's A panel reloads and
      * same-line waits cost more than the L2 saves: tiling_l2.c). */
     mm_tiling sw;
-    if (found && p->swz == 0 && p->variant == MM_DB && !p->layouts && p->ksplit <= 1 &&
+    if (found && p->swz == 0 && p->variant == MM_DB && !p->layouts && p->dt != 3 && p->ksplit <= 1 &&
         mm_hbm_bytes(cfg, p, t) / (double)cfg->hbm_bytes_per_cycle >= 0.97 * t->est_cycles &&
         search(cfg, p, &base, nbuf, nstep, 0, 1, &sw, true) && sw.est_cycles < 0.97 * t->est_cycles)
         *t = sw;

@@ -15,7 +15,7 @@ typedef enum mm_out { MM_OUT_F16, MM_OUT_F32, MM_OUT_DEQ, MM_OUT_VDEQ, MM_OUT_RE
 
 typedef struct mm_problem {
     uint64_t m, n, k;
-    unsigned dt; /* 0 f16, 1 bf16, 2 s8 */
+    unsigned dt; /* 0 f16, 1 bf16, 2 s8, 3 f32 (split chips' fp32 Cube) */
     mm_out out;
     mm_variant variant;
     uint64_t blocks;             /* 0: the tiling chooses */

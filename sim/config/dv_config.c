@@ -268,6 +268,15 @@ double dv_config_core_macs_int8(const dv_chip_config *cfg)
            (double)cfg->cube_fractal_cycles;
 }
 
+/* fp32: 16 x 8 x 16 (C0 = 8, facts #5) per cube.fp32_fractal_cycles. */
+double dv_config_core_macs_fp32(const dv_chip_config *cfg)
+{
+    return cfg->cube_fp32_fractal_cycles
+               ? (double)cfg->cube_m * (double)cfg->cube_n * (double)(cfg->cube_k_fp16 / 2) /
+                     (double)cfg->cube_fp32_fractal_cycles
+               : 0;
+}
+
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg)
 {
     return 2.0 * dv_config_core_macs_fp16(cfg) * (double)cfg->cores * (double)cfg->clock_mhz * 1e6;

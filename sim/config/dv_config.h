@@ -84,5 +84,6 @@ uint64_t dv_path_bw(const dv_chip_config *cfg, dv_path p);
 double dv_config_peak_fp16_flops(const dv_chip_config *cfg); /* whole chip, FLOP/s */
 double dv_config_core_macs_fp16(const dv_chip_config *cfg);  /* per core per cycle */
 double dv_config_core_macs_int8(const dv_chip_config *cfg);  /* per core per cycle */
+double dv_config_core_macs_fp32(const dv_chip_config *cfg);  /* per core per cycle; 0: no fp32 Cube */
 
 #endif

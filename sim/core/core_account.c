@@ -44,6 +44,8 @@ static void account_mmad(dv_core_stats *s, const dv_op *op, const dv_op_stats *s
         s->cube_macs_bf16 += st->macs;
     else if (es == 1)
         s->cube_macs_int8 += st->macs;
+    else if (dt == DV_DT_F32)
+        s->cube_macs_f32 += st->macs;
     else
         s->cube_macs_f16 += st->macs;
     s->buf_read[DV_MEM_L0A] += m * k * es;

@@ -32,6 +32,7 @@ uint64_t core_event_value(const dv_core *c, dv_event_id e)
     case DV_EV_CUBE_MACS_F16: return s->cube_macs_f16;
     case DV_EV_CUBE_MACS_BF16: return s->cube_macs_bf16;
     case DV_EV_CUBE_MACS_INT8: return s->cube_macs_int8;
+    case DV_EV_CUBE_MACS_F32: return s->cube_macs_f32;
     case DV_EV_CUBE_FRACTALS: return s->cube_fractals;
     case DV_EV_CUBE_MACS: return s->cube_macs;
     case DV_EV_VEC_OPS_16: return s->vec_ops_16;

@@ -67,13 +67,17 @@ static void add_paths(dv_stat_list *l, const dv_chip_config *cfg, const dv_count
 }
 
 /* The cycles the Cube needs at least for a core's MACs: each input type at
- * its own peak (int8 at cube.k_int8 per fractal, twice fp16's), so an int8
- * run is measured against the int8 peak, not reported at 200% of fp16's. */
+ * its own peak (int8 at cube.k_int8 per fractal, twice fp16's; f32 at
+ * cube.fp32_fractal_cycles per 16x8x16, a quarter of it on the 910B), so an
+ * int8 run is measured against the int8 peak, not reported at 200% of
+ * fp16's, nor an f32 run at 25%. */
 static double cube_peak_cycles(const dv_chip_config *cfg, const dv_core_stats *s)
 {
     double f16 = dv_config_core_macs_fp16(cfg), i8 = dv_config_core_macs_int8(cfg);
-    double int8 = (double)s->cube_macs_int8, rest = (double)s->cube_macs - int8;
-    return (rest > 0 ? rest / f16 : 0) + (i8 > 0 ? int8 / i8 : 0);
+    double f32p = dv_config_core_macs_fp32(cfg);
+    double int8 = (double)s->cube_macs_int8, f32 = (double)s->cube_macs_f32;
+    double rest = (double)s->cube_macs - int8 - f32;
+    return (rest > 0 ? rest / f16 : 0) + (i8 > 0 ? int8 / i8 : 0) + (f32p > 0 ? f32 / f32p : 0);
 }
 
 /* Roofline: the least time each resource needs for the work done. */

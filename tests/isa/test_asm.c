@@ -293,6 +293,27 @@ START_TEST(test_pack)
 }
 END_TEST
 
+/* pack.load2dt, the merging transpose's layout (isa_params.def): every
+ * field at its place, registers included. */
+START_TEST(test_pack_load2dt)
+{
+    dv_obj *o =
+        ASM_OK("pack.load2dt x8, start=7, repeat=16, srcstride=128, dstgap=3, srcpair=64, dstpair=16\n");
+    size_t words;
+    const dv_layout *l = dv_layout_find("load2dt");
+    ck_assert_ptr_nonnull(l);
+    uint64_t v = li_value(o, 0, 8, &words);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "start"), 7);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "repeat"), 16);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "srcstride"), 128);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "dstgap"), 3);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "srcpair"), 64);
+    ck_assert_uint_eq(dv_layout_extract(l, v, "dstpair"), 16);
+    ck_assert_uint_eq(v, 7 | 16ull << 16 | 128ull << 24 | 3ull << 40 | 64ull << 48 | 16ull << 56);
+    dv_obj_destroy(o);
+}
+END_TEST
+
 /* ---- expressions ---- */
 
 START_TEST(test_expressions)
@@ -448,6 +469,7 @@ static Suite *asm_suite(void)
     tcase_add_test(tc, test_pseudos);
     tcase_add_test(tc, test_li);
     tcase_add_test(tc, test_pack);
+    tcase_add_test(tc, test_pack_load2dt);
     suite_add_tcase(s, tc);
     tc = tcase_create("expressions");
     tcase_add_test(tc, test_expressions);

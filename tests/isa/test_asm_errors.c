@@ -382,9 +382,9 @@ END_TEST
  * otherwise. */
 START_TEST(test_rept_budget)
 {
-    EXPECT_ASM_ERROR(".rept 65536\n.rept 65536\n.endr\n.endr\n", "t.dvs:2: ", "more than 250000 lines");
+    EXPECT_ASM_ERROR(".rept 65536\n.rept 65536\n.endr\n.endr\n", "t.dvs:2: ", "more than 500000 lines");
     EXPECT_ASM_ERROR(".rept 65536\n.rept 65536\n.if 0\n nop\n.endif\n.endr\n.endr\n",
-                     "t.dvs:2: ", "more than 250000 lines");
+                     "t.dvs:2: ", "more than 500000 lines");
     EXPECT_ASM_ERROR(".irp a, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
                      ".irp b, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
                      ".irp c, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
@@ -392,7 +392,7 @@ START_TEST(test_rept_budget)
                      ".irp e, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
                      ".irp f, 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
                      ".endr\n.endr\n.endr\n.endr\n.endr\n.endr\n",
-                     "more than 250000 lines");
+                     "more than 500000 lines");
     /* what stays under it still assembles: 40000 x (2 + 4) + 1000 + 7 lines */
     dv_obj *o = ASM_OK(".rept 40000\n.rept 4\n.endr\n.endr\n.rept 1000\n nop\n.endr\n");
     ck_assert_uint_eq(o->text_size, 8000);

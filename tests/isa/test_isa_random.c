@@ -267,6 +267,35 @@ START_TEST(test_decoded_misaligned_target)
 }
 END_TEST
 
+/* The fp32 Cube forms (isa_types.def's CUBE rule takes f32; load2d's
+ * merging transpose of 4-byte elements): each assembles, decodes with
+ * dtype f32, lists with it and assembles back to the same word. */
+START_TEST(test_f32_cube_forms)
+{
+    static const char *const texts[] = {
+        "mmad x1, x2, x3, x4, dtype=f32, init=1\n",
+        "mmad x1, x2, x3, x4, dtype=f32\n",
+        "load2d_l0b x5, x6, x7, dtype=f32, transpose=1\n",
+        "load2d_l0a x5, x6, x7, dtype=f32, transpose=1\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        asm_run a = asm_text("f32.dvs", texts[i], strlen(texts[i]), NULL);
+        dv_status st = a.st;
+        uint64_t w = st == DV_OK ? obj_word(a.obj, 0) : 0;
+        asm_run_free(&a);
+        ck_assert_msg(st == DV_OK, "%s does not assemble", texts[i]);
+        dv_insn d;
+        dv_error err;
+        ck_assert_msg(dv_isa_decode(w, &d, &err) == DV_OK, "%s", err.msg);
+        ck_assert_int_eq(d.f[DV_F_DTYPE], DV_DT_F32);
+        char text[256];
+        dv_isa_format_insn(&d, 0, NULL, NULL, text, sizeof text);
+        ck_assert_msg(strstr(text, "dtype=f32"), "%s", text);
+        check_decoded_reassembles(w);
+    }
+}
+END_TEST
+
 Suite *isa_random_suite(void);
 
 Suite *isa_random_suite(void)
@@ -281,6 +310,7 @@ Suite *isa_random_suite(void)
     tc = tcase_create("decoded-listing");
     tcase_add_test(tc, test_decoded_ccmode3);
     tcase_add_test(tc, test_decoded_misaligned_target);
+    tcase_add_test(tc, test_f32_cube_forms);
     suite_add_tcase(s, tc);
     return s;
 }

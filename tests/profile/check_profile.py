@@ -58,6 +58,7 @@ SAMPLES = {
                     "--arg", "n=65536"],
     "vadd_loop.dvs": ["--arg", "n=20"],
     "mmad_loop.dvs": ["--arg", "n=20"],
+    "mmad_f32_loop.dvs": ["--chip", "ascend910b", "--gm", "zeros=zeros:32768", "--arg", "n=20"],
     "copy_blocks.dvs": ["--blocks", "4", "--gm", "src=zeros:262144", "--gm", "dst=zeros:262144",
                         "--arg", "per_block=65536"],
     "copy_db.dvs": ["--blocks", "2", "--gm", "src=zeros:262144", "--gm", "dst=zeros:262144",

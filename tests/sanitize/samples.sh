@@ -26,6 +26,10 @@ for chip in ascend910 ascend310; do
     check $chip copy_db.dvs --blocks 4 --gm src=random:s8:1048576:3 --gm dst=zeros:1048576 --arg per_block=262144
     check $chip reread.dvs --blocks 4 --gm src=random:s8:1048576:3 --arg per_block=262144 --arg passes=2
 done
+# the split chips' fp32 Cube (an AIC kernel: no coupled cores needed)
+for chip in ascend910b ascend910b3; do
+    check $chip mmad_f32_loop.dvs --gm zeros=zeros:32768 --arg n=4
+done
 for f in "$S"/*.dvs; do
     grep -q "check [a-z0-9$]* $(basename "$f")" "$0" || { echo "FAIL: $(basename "$f") has no line in samples.sh"; fail=1; }
 done

@@ -2,26 +2,27 @@
  *
  * Spec.  C (m x n) (init=1: =, init=0: +=) A (m x k) * B (k x n).
  * A fractal is 16 rows x 32 bytes = 512 B; k0 = cfg->cube_k_fp16 (f16,
- * bf16) or cfg->cube_k_int8 (s8, u8) elements of K per fractal row; other
- * dtypes fault.  M1 = ceil(m/16), K1 = ceil(k/k0), N1 = ceil(n/16).
- *   A in L0A, "ZZ": fractal (i, kk) at a + (i*K1 + kk)*512, inside row-major
- *     16 rows x k0: element (r, c) at r*k0 + c.
- *   B in L0B, "ZN": fractal (kk, j) at b + (kk*N1 + j)*512, inside
- *     column-major: element (kr, nc) at nc*k0 + kr (one stored row per
- *     column of B).
- *   C in L0C, "NZ": fractal (i, j) at c + (j*M1 + i)*16*16*4, inside
- *     row-major 16 x 16 of 4-byte f32 (f16/bf16) or s32 (s8/u8).
- * The hardware computes whole fractals, so rows, columns and K beyond m, n,
- * k up to the fractal edge take part with whatever the buffers hold there:
- * every padded C element is written, and padded A/B contents enter the sums
- * (a kernel zeroes the pad to get exact results).
- * Arithmetic: f16/bf16 products are exact in float (11 x 11 bits) and are
+ * bf16), cfg->cube_k_int8 (s8, u8) or half of cube_k_fp16 (f32: the same
+ * 32-byte row of 4-byte elements, C0 = 8, facts #5) elements of K per
+ * fractal row; other dtypes fault, and so does f32 on a chip whose Cube has
+ * no fp32 (cube.fp32_fractal_cycles = 0: ascend910, ascend310).  M1 = ceil(m/16), K1 = ceil(k/k0), N1 =
+ * ceil(n/16). A in L0A, "ZZ": fractal (i, kk) at a + (i*K1 + kk)*512, inside row-major 16 rows x k0: element
+ * (r, c) at r*k0 + c. B in L0B, "ZN": fractal (kk, j) at b + (kk*N1 + j)*512, inside column-major: element
+ * (kr, nc) at nc*k0 + kr (one stored row per column of B). C in L0C, "NZ": fractal (i, j) at c + (j*M1 +
+ * i)*16*16*4, inside row-major 16 x 16 of 4-byte f32 (f16/bf16) or s32 (s8/u8). The hardware computes whole
+ * fractals, so rows, columns and K beyond m, n, k up to the fractal edge take part with whatever the buffers
+ * hold there: every padded C element is written, and padded A/B contents enter the sums (a kernel zeroes the
+ * pad to get exact results). Arithmetic: f16/bf16 products are exact in float (11 x 11 bits) and are
  * accumulated in float in increasing K order, starting from 0 (init=1) or
- * the old C value (init=0); s8/u8 products accumulate in s32, wrapping.
+ * the old C value (init=0); f32 inputs are taken whole (no hf32/tf32
+ * rounding of the mantissas is modelled), each product rounded to float,
+ * then accumulated the same way; s8/u8 products accumulate in s32, wrapping.
  * m, k or n of 0 is a no-op.
  * Cycles: cube_head_cycles (skipped back to back, the pipeline is full) +
  * M1*K1*N1 fractal steps x cube.fractal_cycles (1 on a full cube, facts
- * #1-#4; 2 on the half-rate 310 cube); fractals = M1*K1*N1,
+ * #1-#4; 2 on the half-rate 310 cube), for f32 x cube.fp32_fractal_cycles
+ * (2 on the 910B family: 16x8x16 per 2 cycles = 1024 MAC/cycle, facts #6's
+ * 6 + mT*kT*nT*cpr with cpr = 2); fractals = M1*K1*N1,
  * macs = m*k*n. */
 #include "dv_fp.h"
 #include "xfer.h"
@@ -51,6 +52,7 @@ static bool mm_shape_of(const dv_chip_config *cfg, const dv_op *op, mm_shape *s)
     case DV_DT_BF16: s->k0 = cfg->cube_k_fp16, s->esize = 2; break;
     case DV_DT_S8:
     case DV_DT_U8: s->k0 = cfg->cube_k_int8, s->esize = 1; break;
+    case DV_DT_F32: s->k0 = cfg->cube_k_fp16 / 2, s->esize = 4; break;
     default: s->k0 = cfg->cube_k_fp16, s->esize = 2, ok = false; break;
     }
     s->m1 = ceil_div(s->m, cfg->cube_m);
@@ -81,18 +83,25 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     st->path = DV_PATH_NONE;
     st->fractals = steps;
     st->macs = s.m * s.k * s.n;
-    uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps * c->cfg->cube_fractal_cycles;
+    uint64_t per = (dv_dtype)op->insn.f[DV_F_DTYPE] == DV_DT_F32 ? c->cfg->cube_fp32_fractal_cycles
+                                                                 : c->cfg->cube_fractal_cycles;
+    uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps * per;
     return cycles ? cycles : 1;
 }
 
 /* One stored element as the kernels take it: a float for f16 (through the
- * shared table) and bf16 (the top half of an f32), the integer in 4 bytes
- * for s8/u8. */
+ * shared table), bf16 (the top half of an f32) and f32 (its bits), the
+ * integer in 4 bytes for s8/u8. */
 static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16)
 {
     switch (dt) {
     case DV_DT_F16: return dv_f32_bits(f16[xf_ld16(p)]);
     case DV_DT_BF16: return (uint32_t)xf_ld16(p) << 16;
+    case DV_DT_F32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
     case DV_DT_S8: return (uint32_t)(int32_t)(int8_t)p[0];
     default: return p[0];
     }
@@ -211,6 +220,12 @@ bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, d
     if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
         return xf_fail(c, "mmad: %s",
                        dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
+    if (dt == DV_DT_F32 && !cfg->cube_fp32_fractal_cycles)
+        return xf_fail(
+            c,
+            "illegal instruction: mmad dtype=f32: the Cube of %s has no fp32 (cube.fp32_fractal_cycles = "
+            "0; facts #7: its mmad takes s8/u8/f16 inputs)",
+            cfg->name);
     if (cfg->cube_m != XF_ROWS || cfg->cube_n != XF_ROWS)
         return xf_fail(c, "mmad: only 16 x 16 Cube fractals are modelled (config has %llu x %llu)",
                        (unsigned long long)cfg->cube_m, (unsigned long long)cfg->cube_n);
@@ -257,7 +272,7 @@ void dv_cube_compute(const dv_cube_work *w)
     size_t abytes = (size_t)(rows * kp) * 4;
     mm_load_a(s, w->a, dt, w->work);
     mm_load_b(s, w->b, dt, w->work + abytes);
-    if (dt == DV_DT_F16 || dt == DV_DT_BF16)
+    if (dt == DV_DT_F16 || dt == DV_DT_BF16 || dt == DV_DT_F32)
         mm_kernel_f32(w->c, (const float *)(void *)w->work, (const float *)(void *)(w->work + abytes), s->m1,
                       s->n1, kp, w->init);
     else

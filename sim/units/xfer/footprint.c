@@ -75,8 +75,18 @@ static void nd2nz(fp_run *run, const dv_op *op)
 static void load2d(fp_run *run, const dv_op *op)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
-    xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], f);
     dv_mem_kind dst = op->insn.op == DV_OP_LOAD2D_L0A ? DV_MEM_L0A : DV_MEM_L0B;
+    if (xf_load2d_squares(op)) { /* layout load2dt: two fractals a square on each side */
+        xf_unpack(DV_LAYOUT_LOAD2DT, op->r[2], f);
+        for (uint64_t h = 0; h < 2; h++) {
+            bursts(run, DV_MEM_L1, op->r[1] + (f[0] + h * f[4]) * XF_FRACTAL, f[1], XF_FRACTAL,
+                   f[2] * XF_FRACTAL, false);
+            bursts(run, dst, op->r[0] + h * f[5] * XF_FRACTAL, f[1], XF_FRACTAL, (1 + f[3]) * XF_FRACTAL,
+                   true);
+        }
+        return;
+    }
+    xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], f);
     bursts(run, DV_MEM_L1, op->r[1] + f[L2_START] * XF_FRACTAL, f[L2_REPEAT], XF_FRACTAL,
            f[L2_SRCSTRIDE] * XF_FRACTAL, false);
     bursts(run, dst, op->r[0], f[L2_REPEAT], XF_FRACTAL, (1 + f[L2_DSTGAP]) * XF_FRACTAL, true);

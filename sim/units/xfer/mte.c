@@ -16,8 +16,15 @@
  *   Bytes = ndnum*n*ceil(d/C0)*32 (what lands in L1).
  * load2d_l0a/l0b (layout load2d): fractal i < repeat at L1 src + (start +
  *   i*srcstride)*512 goes to L0A/L0B dst + i*(1+dstgap)*512; transpose=1
- *   transposes each 16x16 fractal, for 16-bit dtypes only.  Bytes =
- *   repeat*512.
+ *   transposes each 16x16 fractal of a 16-bit dtype.  Bytes = repeat*512.
+ *   With a 4-byte dtype (f32, s32, u32) transpose=1 is the merging form
+ *   (facts #41, LoadDataWithTranspose) and the register is layout load2dt:
+ *   square i < repeat is the 16x16 block of source fractals s0 = src +
+ *   (start + i*srcstride)*512 (columns 0-7, row-major 16 x 8) and s1 = s0 +
+ *   srcpair*512 (columns 8-15); its transpose goes to d0 = dst +
+ *   i*(1+dstgap)*512 (rows 0-7 of the block as columns: out (r, c) = in (c,
+ *   r) for c < 8) and d1 = d0 + dstpair*512 (c >= 8).  Bytes = repeat*1024.
+ *   Other sizes (1 byte) with transpose=1 fault.
  * set_fmatrix: *ctx->fmatrix = r0; 1 cycle, no data.
  * Cycles of a transfer: dv_xfer_cycles(bytes, path bandwidth,
  *   dma_head_cycles, touches GM, gm_latency, gm_full_bw_bytes), the part
@@ -35,6 +42,7 @@ enum { BU_NBURST, BU_LEN, BU_SRCGAP, BU_DSTGAP };
 enum { ND0_N, ND0_D, ND0_SRCD, ND0_NDNUM };
 enum { ND1_DSTC0, ND1_DSTN, ND1_SRCMAT, ND1_DSTMAT };
 enum { L2_START, L2_REPEAT, L2_SRCSTRIDE, L2_DSTGAP };
+enum { L2T_START, L2T_REPEAT, L2T_SRCSTRIDE, L2T_DSTGAP, L2T_SRCPAIR, L2T_DSTPAIR };
 
 typedef struct route {
     dv_path path;
@@ -82,7 +90,13 @@ static uint64_t mte_bytes(const dv_op *op)
         return c0 ? f[ND0_NDNUM] * f[ND0_N] * ceil_div(f[ND0_D], c0) * XF_BLOCK : 0;
     }
     case DV_OP_LOAD2D_L0A:
-    case DV_OP_LOAD2D_L0B: xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], g); return g[L2_REPEAT] * XF_FRACTAL;
+    case DV_OP_LOAD2D_L0B:
+        if (xf_load2d_squares(op)) {
+            xf_unpack(DV_LAYOUT_LOAD2DT, op->r[2], g);
+            return g[L2T_REPEAT] * 2 * XF_FRACTAL;
+        }
+        xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], g);
+        return g[L2_REPEAT] * XF_FRACTAL;
     default: xf_unpack(DV_LAYOUT_BURST, op->r[2], f); return f[BU_NBURST] * f[BU_LEN] * XF_BLOCK;
     }
 }
@@ -219,14 +233,58 @@ static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
     return true;
 }
 
+bool xf_load2d_squares(const dv_op *op)
+{
+    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    return op->insn.f[DV_F_TRANSPOSE] && (unsigned)dt < DV_DT_COUNT && dv_dtype_size(dt) == 4;
+}
+
+/* The merging transpose of 4-byte elements (layout load2dt): each square's
+ * two source fractals and two destination fractals are checked before any
+ * byte moves (pass 0), then moved (pass 1). */
+static bool exec_load2d_squares(dv_unit_ctx *c, const dv_op *op, route rt)
+{
+    uint64_t f[DV_LAYOUT_MAX_FIELDS];
+    xf_unpack(DV_LAYOUT_LOAD2DT, op->r[2], f);
+    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
+        for (uint64_t i = 0; i < f[L2T_REPEAT]; i++) {
+            uint64_t s0 = op->r[1] + (f[L2T_START] + i * f[L2T_SRCSTRIDE]) * XF_FRACTAL;
+            uint64_t d0 = op->r[0] + i * (1 + f[L2T_DSTGAP]) * XF_FRACTAL;
+            const uint8_t *s[2];
+            uint8_t *d[2];
+            for (unsigned h = 0; h < 2; h++) {
+                s[h] =
+                    xf_span(c, DV_MEM_L1, s0 + h * f[L2T_SRCPAIR] * XF_FRACTAL, XF_FRACTAL, c->cfg->align_l1);
+                d[h] = s[h] ? xf_span(c, rt.dst, d0 + h * f[L2T_DSTPAIR] * XF_FRACTAL, XF_FRACTAL,
+                                      c->cfg->align_l0ab)
+                            : NULL;
+                if (!d[h])
+                    return false;
+            }
+            if (!pass)
+                continue;
+            /* in (r, c) at s[c / 8] + (r * 8 + c % 8) * 4; out (r, c) =
+             * in (c, r) at d[c / 8] + (r * 8 + c % 8) * 4.  The source and
+             * destination are different buffers (L1, L0), so no overlap. */
+            for (unsigned r = 0; r < 16; r++)
+                for (unsigned col = 0; col < 16; col++)
+                    memcpy(d[col / 8] + (r * 8 + col % 8) * 4, s[r / 8] + (col * 8 + r % 8) * 4, 4);
+        }
+    return true;
+}
+
 static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
 {
+    if (xf_load2d_squares(op))
+        return exec_load2d_squares(c, op, rt);
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], f);
     bool transpose = op->insn.f[DV_F_TRANSPOSE] != 0;
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     if (transpose && ((unsigned)dt >= DV_DT_COUNT || dv_dtype_size(dt) != 2))
-        return xf_fail(c, "%s: transpose=1 needs a 16-bit dtype (f16, bf16, s16, u16), not %s",
+        return xf_fail(c,
+                       "%s: transpose=1 needs a 16-bit dtype (f16, bf16, s16, u16) or a 4-byte one (f32, "
+                       "s32, u32), not %s",
                        dv_isa_info(op->insn.op)->mnemonic, dv_dtype_name(dt));
     /* Checking the two extents once covers every fractal (each lies inside
      * its extent, at a multiple of 512 bytes from its aligned start); only

@@ -73,6 +73,10 @@ uint64_t xf_img2col_cycles(const dv_unit_ctx *c, const dv_op *op, dv_op_stats *s
 bool xf_img2col_exec(dv_unit_ctx *c, const dv_op *op);
 uint64_t xf_l0c_ub_cycles(const dv_unit_ctx *c, const dv_op *op, dv_op_stats *st);
 bool xf_l0c_ub_exec(dv_unit_ctx *c, const dv_op *op);
+/* mte.c: load2d's merging transpose of 4-byte elements (transpose=1 with
+ * f32, s32, u32: layout load2dt, squares of two fractals). */
+bool xf_load2d_squares(const dv_op *op);
+
 /* cube.c: the bytes mmad reads of L0A and L0B and covers of L0C; false
  * when it touches nothing (a zero dimension, a dtype that faults). */
 bool xf_mmad_extents(const dv_chip_config *cfg, const dv_op *op, uint64_t *a, uint64_t *b, uint64_t *c);

@@ -50,7 +50,9 @@ static uint64_t mm_params(unsigned m, unsigned k, unsigned n)
 
 static float to_f(dv_dtype dt, uint32_t raw)
 {
-    return dt == DV_DT_F16 ? dv_fp16_to_f32((uint16_t)raw) : dv_bf16_to_f32((uint16_t)raw);
+    return dt == DV_DT_F32   ? dv_f32_from_bits(raw)
+           : dt == DV_DT_F16 ? dv_fp16_to_f32((uint16_t)raw)
+                             : dv_bf16_to_f32((uint16_t)raw);
 }
 
 /* Random inputs of dtype; f16/bf16 from [-2, 2), s8 over its full range. */
@@ -58,19 +60,28 @@ static void fill(uint32_t *x, unsigned count, dv_dtype dt, uint32_t *seed)
 {
     for (unsigned i = 0; i < count; i++) {
         float f = (float)(int32_t)(rnd(seed) % 4096) / 1024.0f - 2.0f;
-        x[i] = dt == DV_DT_F16    ? dv_f32_to_fp16(f)
+        /* f32: full 24-bit mantissas, so the products are not exact */
+        float g = (float)(rnd(seed) % 16777216u) / 4194304.0f - 2.0f;
+        x[i] = dt == DV_DT_F32    ? dv_f32_bits(g)
+               : dt == DV_DT_F16  ? dv_f32_to_fp16(f)
                : dt == DV_DT_BF16 ? dv_f32_to_bf16(f)
                                   : (uint8_t)rnd(seed);
     }
 }
 
 /* Runs C (init) A*B twice (init=1 then init=0 with new inputs) and checks
- * every element exactly against the reference accumulation in k order. */
+ * every element exactly against the reference accumulation in k order
+ * (f32: each product rounded to float, then added: the unit's rule). */
 static void check_shape(dv_dtype dt, unsigned m, unsigned k, unsigned n, uint32_t seed)
 {
     xt_env e;
-    xt_open(&e, "ascend910");
-    unsigned es = dt == DV_DT_S8 ? 1 : 2, k0 = dt == DV_DT_S8 ? 32 : 16;
+    xt_open(&e, dt == DV_DT_F32 ? "ascend910b" : "ascend910"); /* 910 has no fp32 Cube */
+    unsigned es = dt == DV_DT_S8    ? 1
+                  : dt == DV_DT_F32 ? 4
+                                    : 2,
+             k0 = dt == DV_DT_S8    ? 32
+                  : dt == DV_DT_F32 ? 8
+                                    : 16;
     uint32_t *a = malloc(sizeof *a * m * k), *b = malloc(sizeof *b * k * n);
     uint32_t *ref = calloc((size_t)m * n, sizeof *ref);
     ck_assert(a && b && ref);
@@ -128,6 +139,13 @@ START_TEST(mmad_bf16_shapes)
 }
 END_TEST
 
+START_TEST(mmad_f32_shapes)
+{
+    check_shape(DV_DT_F32, dims[_i / (NDIMS * NDIMS)], dims[_i / NDIMS % NDIMS], dims[_i % NDIMS],
+                31u + (unsigned)_i);
+}
+END_TEST
+
 START_TEST(mmad_s8_shapes)
 {
     check_shape(DV_DT_S8, dims[_i / (NDIMS * NDIMS)], dims[_i / NDIMS % NDIMS], dims[_i % NDIMS],
@@ -182,16 +200,52 @@ START_TEST(mmad_cycles)
 }
 END_TEST
 
+/* fp32 on the 910B: facts #6, pto-isa's 6 + mT*kT*nT*cpr with kT in
+ * 8-element steps and cpr = 2.  One fractal 16x8x16: 6 + 1*1*1*2 = 8;
+ * 32x32x32: M1 = 2, K1 = 32/8 = 4, N1 = 2, 16 steps -> 6 + 32 = 38 (the
+ * same shape in f16 is 6 + 8: four times the cycles per MAC, 1024 vs 4096
+ * MAC/cycle). */
+START_TEST(mmad_f32_cycles)
+{
+    xt_env e;
+    xt_open(&e, "ascend910b");
+    dv_op_stats st = {0};
+    dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(16, 8, 16));
+    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    ck_assert_uint_eq(e.cfg.cube_fp32_fractal_cycles, 2);
+    ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 1 * 1 * 1 * 2);
+    ck_assert_uint_eq(st.fractals, 1);
+    ck_assert_uint_eq(st.macs, 16 * 8 * 16);
+    ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, true, &st), 2);
+    op.r[3] = mm_params(32, 32, 32);
+    ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 2 * 4 * 2 * 2);
+    ck_assert_uint_eq(st.fractals, 16);
+    /* k = 9 needs a second K fractal: 6 + 2 * 2 */
+    op.r[3] = mm_params(16, 9, 16);
+    ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 4);
+    ck_assert_double_eq_tol(dv_config_core_macs_fp32(&e.cfg), 1024.0, 1e-9);
+    xt_close(&e);
+}
+END_TEST
+
 START_TEST(mmad_faults)
 {
     xt_env e;
     xt_open(&e, "ascend910");
     dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(16, 16, 16));
+    op.insn.f[DV_F_DTYPE] = DV_DT_S32;
+    ck_assert(!dv_cube_exec(&e.ctx, &op));
+    ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
+    ck_assert_msg(strstr(e.ctx.fault_msg, "dtype=s32 is not one of f16, bf16, f32, s8, u8"), "%s",
+                  e.ctx.fault_msg);
+    /* f32 is a Cube type, but ascend910's Cube has none: an illegal
+     * instruction that names the chip key */
     op.insn.f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
-    ck_assert_msg(strstr(e.ctx.fault_msg, "dtype=f32 is not one of f16, bf16, s8, u8"), "%s",
-                  e.ctx.fault_msg);
+    ck_assert_msg(strstr(e.ctx.fault_msg, "illegal instruction: mmad dtype=f32") &&
+                      strstr(e.ctx.fault_msg, "cube.fp32_fractal_cycles = 0"),
+                  "%s", e.ctx.fault_msg);
     op.insn.f[DV_F_DTYPE] = DV_DT_F16;
     /* L0A not fractal aligned. */
     op.r[1] = 32;
@@ -221,8 +275,10 @@ Suite *xt_suite_cube(void)
     tcase_add_loop_test(tc, mmad_f16_shapes, 0, NDIMS * NDIMS * NDIMS);
     tcase_add_loop_test(tc, mmad_bf16_shapes, 0, NDIMS * NDIMS * NDIMS);
     tcase_add_loop_test(tc, mmad_s8_shapes, 0, NDIMS * NDIMS * NDIMS);
+    tcase_add_loop_test(tc, mmad_f32_shapes, 0, NDIMS * NDIMS * NDIMS);
     tcase_add_test(tc, mmad_small_by_hand);
     tcase_add_test(tc, mmad_cycles);
+    tcase_add_test(tc, mmad_f32_cycles);
     tcase_add_test(tc, mmad_faults);
     suite_add_tcase(s, tc);
     return s;

@@ -191,6 +191,47 @@ START_TEST(load2d_plain_and_transposed)
 }
 END_TEST
 
+/* The merging transpose of 4-byte elements (layout load2dt, facts #41):
+ * two squares of fractals (srcpair 3 apart) from L1 fractals 1|4 and
+ * 6|9 (srcstride 5) into L0B 0|2 and 1|3 (dstgap 0, dstpair 2); element
+ * (r, c) of square i's transpose is (c, r) of the square. */
+START_TEST(load2d_transposed_f32_squares)
+{
+    xt_env e;
+    xt_open(&e, "ascend910b");
+    uint8_t *l1 = e.mem[DV_MEM_L1].bytes;
+    for (int i = 0; i < 12 * 128; i++)
+        xt_put(l1 + 4 * i, 4, 0x10000u + (uint32_t)i);
+    uint64_t v[] = {1, 2, 5, 0, 3, 2};
+    dv_op op = xt_op(DV_OP_LOAD2D_L0B, 0, 0, xt_pack(DV_LAYOUT_LOAD2DT, v, 6), 0);
+    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op.insn.f[DV_F_TRANSPOSE] = 1;
+    ck_assert_msg(dv_mte_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
+    const uint8_t *l0b = e.mem[DV_MEM_L0B].bytes;
+    for (unsigned sq = 0; sq < 2; sq++) {
+        unsigned s0 = 1 + 5 * sq; /* the square's first fractal; its second is s0 + 3 */
+        for (unsigned r = 0; r < 16; r++)
+            for (unsigned c = 0; c < 16; c++) {
+                /* the square's (c, r): row c, column r, in fractal s0 + 3 (r / 8) */
+                uint32_t want = 0x10000u + (s0 + 3 * (r / 8)) * 128 + c * 8 + r % 8;
+                unsigned dfr = sq + 2 * (c / 8); /* square sq's fractals: sq, sq + dstpair */
+                ck_assert_uint_eq(xt_get(l0b + dfr * 512 + (r * 8 + c % 8) * 4, 4), want);
+            }
+    }
+    dv_op_stats st = {0};
+    dv_mte_cycles(&e.ctx, &op, false, &st);
+    ck_assert_uint_eq(st.bytes, 2 * 1024); /* two fractals a square */
+    /* a second fractal out of L0B faults before anything moves */
+    uint64_t w[] = {0, 1, 0, 0, 1, 255};
+    op = xt_op(DV_OP_LOAD2D_L0B, e.cfg.l0b_bytes - 512, 0, xt_pack(DV_LAYOUT_LOAD2DT, w, 6), 0);
+    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op.insn.f[DV_F_TRANSPOSE] = 1;
+    ck_assert(!dv_mte_exec(&e.ctx, &op));
+    ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_RANGE);
+    xt_close(&e);
+}
+END_TEST
+
 /* ---- load3d ---- */
 
 typedef struct geo {
@@ -302,6 +343,7 @@ Suite *xt_suite_mte(void)
     tcase_add_test(tc, copy_cycles);
     tcase_add_test(tc, nd2nz_partial_blocks);
     tcase_add_test(tc, load2d_plain_and_transposed);
+    tcase_add_test(tc, load2d_transposed_f32_squares);
     tcase_add_test(tc, load3d_3x3_s1_p1);
     tcase_add_test(tc, load3d_s2_d2_window);
     tcase_add_test(tc, load3d_faults);
