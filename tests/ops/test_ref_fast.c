@@ -34,7 +34,11 @@ static dv_opr_check recheck(dv_opjob_result *r, bool plain)
     return r->run->check;
 }
 
-static void same_decisions(const char *what, const dv_opr_check *fast, const dv_opr_check *plain)
+/* rel: how far the largest errors may be apart, relatively: the tight way's
+ * double sums differ from the plain loops' by their order (K 2^-53 sum|a b|,
+ * 1e-9 is far above it); the fast way's float sums by up to
+ * gamma_kslice sum|a b| (refgemm.h), in practice 10^-6 of the error. */
+static void same_decisions(const char *what, const dv_opr_check *fast, const dv_opr_check *plain, double rel)
 {
     ck_assert_msg(fast->compared == plain->compared && fast->mismatches == plain->mismatches,
                   "%s: fast %llu/%llu mismatches, plain %llu/%llu", what,
@@ -43,9 +47,8 @@ static void same_decisions(const char *what, const dv_opr_check *fast, const dv_
     if (plain->mismatches)
         ck_assert_msg(fast->first_row == plain->first_row && fast->first_col == plain->first_col,
                       "%s: first mismatch fast %s, plain %s", what, fast->first_bad, plain->first_bad);
-    /* the references differ by their summation order: at most K 2^-53 sum|a b| */
     double d = fabs(fast->max_abs - plain->max_abs);
-    ck_assert_msg(d <= 1e-9 * (1 + plain->max_abs) || (isinf(fast->max_abs) && isinf(plain->max_abs)),
+    ck_assert_msg(d <= rel * (1 + plain->max_abs) || (isinf(fast->max_abs) && isinf(plain->max_abs)),
                   "%s: max abs error fast %.17g, plain %.17g", what, fast->max_abs, plain->max_abs);
 }
 
@@ -74,7 +77,16 @@ static void compare_on(const char *op, const char *variant, const char *dtype, c
     ck_assert_int_eq(op_run_kept(&r, &cfg, op, "ascend910b", variant, dtype, shape, blocks, true), DV_OK);
     dv_opr_check fast = r.run->check, plain = recheck(&r, true);
     ck_assert_msg(fast.compared > 0 && fast.mismatches == 0, "%s: %s", what, fast.first_bad);
-    same_decisions(what, &fast, &plain);
+    same_decisions(what, &fast, &plain, 1e-4);
+    /* the tight way (C in double, S = |A| |B|) */
+    ref_gemm_set_tight(true);
+    dv_opr_check tight = recheck(&r, false);
+    ref_gemm_set_tight(false);
+    same_decisions(what, &tight, &plain, 1e-9);
+    /* a float-input product with K >= 512 takes the fast way: its check says so */
+    if (strcmp(op, "attention") != 0 && strcmp(dtype, "s8") != 0 && strncmp(dtype, "s8-", 3) != 0 &&
+        strstr(shape, "K=3000"))
+        ck_assert_msg(strstr(fast.reference, "C in float"), "%s: %s", what, fast.reference);
     /* the C kernels, and 1 or 3 threads: the same check to the bit */
     ref_gemm_use_blas(false);
     for (unsigned t = 1; t <= 3; t += 2) {
@@ -94,8 +106,12 @@ static void compare_on(const char *op, const char *variant, const char *dtype, c
     corrupt(r.run);
     plain = recheck(&r, true);
     fast = recheck(&r, false);
+    ref_gemm_set_tight(true);
+    tight = recheck(&r, false);
+    ref_gemm_set_tight(false);
     snprintf(what, sizeof what, "%s %s %s %s, corrupted", op, variant, dtype, shape);
-    same_decisions(what, &fast, &plain);
+    same_decisions(what, &fast, &plain, 1e-4);
+    same_decisions(what, &tight, &plain, 1e-9);
     if (strcmp(op, "attention") != 0)
         ck_assert_msg(plain.mismatches > 0, "%s: the corruption was not seen", what);
     dv_opjob_free(&r);
@@ -167,6 +183,30 @@ START_TEST(test_inputs_as_before)
 }
 END_TEST
 
+/* ref_unsure() asks for the double sum exactly when the float C's bound
+ * could move the decision: |got - want| within 3 err s of tol; ref_exact()
+ * sums the block's row and column over increasing k. */
+START_TEST(test_refine_band)
+{
+    double a[2 * 3] = {1, 2, 3, 0.5, -1, 0.25};             /* rows of A, lda 3 */
+    double b[3 * 4] = {1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 2, 0}; /* B panel, ld 4 */
+    float sb[2 * 4] = {128, 128, 128, 128, 128, 128, 128, 128};
+    ref_refine rf = {.a = a, .b = b, .s = sb, .k = 3, .ld = 4, .err = 0x1p-10}; /* margin 3/8 */
+    ck_assert(ref_exact(&rf, 0, 0) == 6);                                       /* 1 + 2 + 3 */
+    ck_assert(ref_exact(&rf, 1, 2) == 0.5);                                     /* 0.25 * 2 */
+    ck_assert(!ref_unsure(&rf, 0, 0, 10.5, 9.0, 2.0));    /* 1.5 <= 2 - 3/8: passes whatever c is */
+    ck_assert(ref_unsure(&rf, 0, 0, 10.75, 9.0, 2.0));    /* 1.75: within 3/8 of 2 */
+    ck_assert(ref_unsure(&rf, 0, 0, 7.0, 9.0, 2.0));      /* 2 exactly */
+    ck_assert(ref_unsure(&rf, 0, 0, 11.375, 9.0, 2.0));   /* 2 + 3/8: not surely outside */
+    ck_assert(!ref_unsure(&rf, 0, 0, 11.5, 9.0, 2.0));    /* fails whatever c is */
+    ck_assert(!ref_unsure(&rf, 0, 0, NAN, 9.0, 2.0));     /* a NaN fails */
+    ck_assert(ref_unsure(&rf, 0, 0, 1.0, INFINITY, 2.0)); /* a float overflow: the double decides */
+    rf.err = 0;                                           /* c summed in double: nothing to refine */
+    ck_assert(!ref_unsure(&rf, 0, 0, 10.75, 9.0, 2.0));
+    ck_assert(!ref_unsure(NULL, 0, 0, 10.75, 9.0, 2.0));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref-fast");
@@ -174,6 +214,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_fast_equals_plain, 0, 4);
     tcase_add_loop_test(tc, test_inputs_as_before, 0, 3);
+    tcase_add_test(tc, test_refine_band);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
