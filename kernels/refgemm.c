@@ -368,7 +368,7 @@ static void row_panel(shared *sh, worker *w, uint64_t p)
     uint64_t k = g->k;
     g->load_a(g->user, i0, rows, w->a);
     memset(w->a + rows * k, 0, sizeof(double) * (size_t)((rows4 - rows) * k));
-    ref_refine rf = {.a = w->a, .b = sh->b, .s = w->s, .k = k, .ld = sh->ld};
+    ref_refine rf = {.a = w->a, .b = sh->b, .bf = sh->bf, .s = w->s, .k = k, .ld = sh->ld};
     if (sh->fast) {
         /* C in float when A's panel (and B's) is exact there, else in double */
         if (sh->bf && to_float_exact(w->a, w->af, rows4 * k)) {
@@ -382,8 +382,13 @@ static void row_panel(shared *sh, worker *w, uint64_t p)
                     w->c[x] += w->s[x];
             }
             rf.err = sh->err;
-        } else {
+        } else if (sh->b) {
             dgemm(sh->blas, rows4, sh->ld, k, w->a, sh->b, w->c, sh->ld);
+        } else { /* B exact in float, this panel of A not (bf16 of extreme magnitudes): in double, element by
+                    element */
+            for (uint64_t r = 0; r < rows; r++)
+                for (uint64_t c = 0; c < sh->cols; c++)
+                    w->c[r * sh->ld + c] = ref_exact(&rf, r, c);
         }
         for (uint64_t r = 0; r < rows; r++)
             w->na[r] = norm2(w->a + r * k, k, 1);
@@ -438,7 +443,9 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     unsigned nt = ref_threads();
     if (nt > npanels)
         nt = (unsigned)npanels;
-    double *b = panel_alloc(sizeof(double) * (size_t)(k * pc));
+    /* B's panel in double (the fast way: a strip of it, the panel only when
+     * it is not exact in float) and in float */
+    double *b = panel_alloc(sizeof(double) * (size_t)(k * (fast ? COL_ALIGN : pc))), *bfull = NULL;
     float *bf = g->abs ? panel_alloc(sizeof(float) * (size_t)(k * pc)) : NULL;
     double *nb = fast ? malloc(sizeof(double) * (size_t)pc) : NULL;
     worker w[MAX_THREADS];
@@ -463,23 +470,47 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
            ferr = (gs / (1 - gs) + gd) * (1 + 0x1p-20);
     for (uint64_t j0 = 0; st == DV_OK && j0 < g->n && !dv_opr_check_stop(r); j0 += pc) {
         uint64_t cols = g->n - j0 < pc ? g->n - j0 : pc, ld = (cols + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
-        g->load_b(g->user, j0, cols, b, ld);
         bool b_exact = true;
-        for (uint64_t kk = 0; kk < k; kk++) {
-            double *row = b + kk * ld;
-            memset(row + cols, 0, sizeof(double) * (size_t)(ld - cols));
-            if (fast)
-                b_exact &= to_float_exact(row, bf + kk * ld, ld);
-            else if (g->abs)
-                for (uint64_t c = 0; c < ld; c++)
-                    bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
+        const double *bpanel = b; /* B in double: tight; fast only when not exact in float */
+        if (fast) {
+            /* strips of COL_ALIGN columns in double (b), into the float panel */
+            for (uint64_t s0 = 0; s0 < ld; s0 += COL_ALIGN) {
+                uint64_t sc = cols > s0 ? (cols - s0 < COL_ALIGN ? cols - s0 : COL_ALIGN) : 0;
+                if (sc)
+                    g->load_b(g->user, j0 + s0, sc, b, COL_ALIGN);
+                for (uint64_t kk = 0; kk < k; kk++) {
+                    memset(b + kk * COL_ALIGN + sc, 0, sizeof(double) * (size_t)(COL_ALIGN - sc));
+                    b_exact &= to_float_exact(b + kk * COL_ALIGN, bf + kk * ld + s0, COL_ALIGN);
+                }
+                for (uint64_t c = 0; c < sc; c++)
+                    nb[s0 + c] = norm2(b + c, k, COL_ALIGN);
+            }
+            bpanel = NULL;
+            if (!b_exact) { /* the whole panel in double, for dgemm */
+                if (!bfull)
+                    bfull = panel_alloc(sizeof(double) * (size_t)(k * pc));
+                if (!bfull) {
+                    st = dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+                    break;
+                }
+                g->load_b(g->user, j0, cols, bfull, ld);
+                for (uint64_t kk = 0; kk < k; kk++)
+                    memset(bfull + kk * ld + cols, 0, sizeof(double) * (size_t)(ld - cols));
+                bpanel = bfull;
+            }
+        } else {
+            g->load_b(g->user, j0, cols, b, ld);
+            for (uint64_t kk = 0; kk < k; kk++) {
+                double *row = b + kk * ld;
+                memset(row + cols, 0, sizeof(double) * (size_t)(ld - cols));
+                if (g->abs)
+                    for (uint64_t c = 0; c < ld; c++)
+                        bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
+            }
         }
-        if (fast)
-            for (uint64_t c = 0; c < cols; c++)
-                nb[c] = norm2(b + c, k, ld);
         shared sh = {.g = g,
                      .sim = dv_opr_sim(r),
-                     .b = b,
+                     .b = bpanel,
                      .bf = fast && !b_exact ? NULL : bf,
                      .nb = nb,
                      .fast = fast,
@@ -514,6 +545,7 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
         free(w[t].s);
     }
     free(b);
+    free(bfull);
     free(bf);
     free(nb);
     return st;

@@ -54,8 +54,9 @@
  * ref_exact() gives the element summed in double (the plain loops' order). */
 typedef struct ref_refine {
     const double *a; /* the block's rows of A, lda k */
-    const double *b; /* the B panel, ld */
-    const float *s;  /* the block's bound of sum|a b| */
+    const double *b; /* the B panel, ld; NULL: bf holds it, exact */
+    const float *bf;
+    const float *s; /* the block's bound of sum|a b| */
     uint64_t k, ld;
     double err; /* |c - A B| <= err * s[r * ld + cc]; 0: c is A B summed in double */
 } ref_refine;
@@ -98,7 +99,7 @@ static inline double ref_exact(const ref_refine *rf, uint64_t r, uint64_t cc)
 {
     double sum = 0;
     for (uint64_t kk = 0; kk < rf->k; kk++)
-        sum += rf->a[r * rf->k + kk] * rf->b[kk * rf->ld + cc];
+        sum += rf->a[r * rf->k + kk] * (rf->b ? rf->b[kk * rf->ld + cc] : (double)rf->bf[kk * rf->ld + cc]);
     return sum;
 }
 

@@ -6,6 +6,7 @@
  * (also on outputs corrupted on purpose), the same first mismatch, errors
  * within the order of summation's bound; and the same outcome, to the bit,
  * for any number of threads. */
+#include "dv_fp.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
 #include "refgemm.h"
@@ -207,6 +208,46 @@ START_TEST(test_refine_band)
 }
 END_TEST
 
+/* A wrong result of the size a missed K slice gives (a missing flag or
+ * wait in a kernel: the last 256 of K = 3000 terms left out of one
+ * element) is found by the fast way, which the Cauchy-Schwarz S makes
+ * looser than the plain loops' exact sum|a b|, as by the plain loops. */
+START_TEST(test_missed_slice)
+{
+    dv_chip_config cfg;
+    dv_opjob_result r;
+    const char *shape = "M=300,N=700,K=3000";
+    const dv_operator *o = dv_operator_find("matmul");
+    ck_assert_int_eq(op_run_kept(&r, &cfg, "matmul", "ascend910b", o->variants[0], "f16", shape, 0, true),
+                     DV_OK);
+    ck_assert(strstr(r.run->check.reference, "C in float") && r.run->check.mismatches == 0);
+    const uint8_t *a = dv_opr_tensor_find(r.run, "a")->host, *b = dv_opr_tensor_find(r.run, "b")->host;
+    const float *tab = dv_fp16_table();
+    uint16_t h;
+    uint64_t i = 123, j = 456, n = 700, k = 3000;
+    double part = 0; /* the last slice of c[i][j]: A [M, K], B [K, N] row-major */
+    for (uint64_t kk = k - 256; kk < k; kk++) {
+        uint16_t x, y;
+        memcpy(&x, a + 2 * (i * k + kk), 2);
+        memcpy(&y, b + 2 * (kk * n + j), 2);
+        part += (double)tab[x] * tab[y];
+    }
+    const dv_opr_tensor *c = dv_opr_tensor_find(r.run, "c");
+    uint8_t *cg = dv_opr_gm(r.run, (unsigned)(c - r.run->t));
+    uint64_t ldc = c->bytes / 2 / 300; /* C's rows are padded */
+    ck_assert_uint_ge(ldc, n);
+    memcpy(&h, cg + 2 * (i * ldc + j), 2);
+    h = dv_f32_to_fp16((float)(tab[h] - part));
+    memcpy(cg + 2 * (i * ldc + j), &h, 2);
+    dv_opr_check plain = recheck(&r, true), fast = recheck(&r, false);
+    ck_assert_msg(plain.mismatches == 1 && plain.first_row == i && plain.first_col == j, "plain: %s",
+                  plain.first_bad);
+    ck_assert_msg(fast.mismatches == 1 && fast.first_row == i && fast.first_col == j, "fast: %s (part %g)",
+                  fast.first_bad, part);
+    dv_opjob_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref-fast");
@@ -215,6 +256,7 @@ int main(void)
     tcase_add_loop_test(tc, test_fast_equals_plain, 0, 4);
     tcase_add_loop_test(tc, test_inputs_as_before, 0, 3);
     tcase_add_test(tc, test_refine_band);
+    tcase_add_test(tc, test_missed_slice);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
