@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const product_ops[] = {"matmul", "conv2d", "conv2d_bias_relu", "attention", NULL};
 
@@ -248,6 +249,85 @@ START_TEST(test_missed_slice)
 }
 END_TEST
 
+/* ref_gemm_check on its own: A [M, K] and B [K, N] of small integers over
+ * 8 (exact in float: the fast way, c within err S of the double sum) or
+ * the same times 0.1 (not exact in float: C in double); S never below the
+ * exact sum|a b|. */
+enum { GM = 40, GN = 70, GK = 600 };
+static double gscale;
+static _Atomic unsigned fast_blocks, double_blocks;
+
+static double ga(uint64_t i, uint64_t k)
+{
+    return (double)((int)((i * 7 + k * 3) % 17) - 8) / 8 * gscale;
+}
+
+static double gb(uint64_t k, uint64_t j)
+{
+    return (double)((int)((k * 5 + j * 11) % 13) - 6) / 8;
+}
+
+static void g_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
+{
+    (void)user;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t k = 0; k < GK; k++)
+            dst[r * GK + k] = ga(i0 + r, k);
+}
+
+static void g_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
+{
+    (void)user;
+    for (uint64_t k = 0; k < GK; k++)
+        for (uint64_t c = 0; c < cols; c++)
+            dst[k * ld + c] = gb(k, j0 + c);
+}
+
+static void g_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
+                    uint64_t cols, const double *c, const float *s, uint64_t ld, const ref_refine *rf)
+{
+    (void)user;
+    if (rf->err > 0)
+        fast_blocks++;
+    else
+        double_blocks++;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t cc = 0; cc < cols; cc++) {
+            double sum = 0, sabs = 0;
+            for (uint64_t k = 0; k < GK; k++) {
+                double t = ga(i0 + r, k) * gb(k, j0 + cc);
+                sum += t;
+                sabs += fabs(t);
+            }
+            double e = fabs(c[r * ld + cc] - sum),
+                   bound = rf->err > 0 ? rf->err * s[r * ld + cc] : 1e-12 * sabs;
+            bool ok = e <= bound && ref_abs_bound(s[r * ld + cc], GK) >= sabs &&
+                      fabs(ref_exact(rf, r, cc) - sum) <= 1e-12 * sabs;
+            dv_opr_compare_to(chk, "c", i0 + r, j0 + cc, ok ? 0 : 1, 0, 0.5);
+        }
+}
+
+START_TEST(test_gemm_ways)
+{
+    ref_gemm g = {
+        .m = GM, .n = GN, .k = GK, .load_a = g_load_a, .load_b = g_load_b, .visit = g_visit, .abs = true};
+    for (int inexact = 0; inexact < 2; inexact++) {
+        gscale = inexact ? 0.1 : 1;
+        fast_blocks = double_blocks = 0;
+        dv_opr_run *r = calloc(1, sizeof *r);
+        dv_error err = {DV_OK, ""};
+        ck_assert_int_eq(ref_gemm_check(r, &g, &err), DV_OK);
+        ck_assert_uint_eq(r->check.compared, GM * GN);
+        ck_assert_msg(r->check.mismatches == 0, "%s", r->check.first_bad);
+        unsigned other_way = inexact ? fast_blocks : double_blocks,
+                 this_way = inexact ? double_blocks : fast_blocks;
+        ck_assert_uint_eq(other_way, 0);
+        ck_assert_uint_gt(this_way, 0);
+        free(r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref-fast");
@@ -257,6 +337,7 @@ int main(void)
     tcase_add_loop_test(tc, test_inputs_as_before, 0, 3);
     tcase_add_test(tc, test_refine_band);
     tcase_add_test(tc, test_missed_slice);
+    tcase_add_test(tc, test_gemm_ways);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
