@@ -4,22 +4,28 @@
  * shared by the threads; each thread takes panels of A's rows, multiplies
  * them with the B panel and hands the block to the caller's visit().  The
  * panel sizes do not depend on the threads, so neither does any sum. */
+/* madvise() and MADV_HUGEPAGE */
+#define _DEFAULT_SOURCE
 #include "refgemm.h"
 
 #include "dv_fp.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 enum {
-    ROWS = 256,     /* rows of A per task */
-    KC = 256,       /* K per pass of the C kernels: a 16-column strip of B stays in L1 */
-    COL_ALIGN = 32, /* B panels are padded to this many columns (the float kernel's strip) */
+    ROWS = 256,      /* rows of A per task */
+    KC = 256,        /* K per pass of the C kernels: a 16-column strip of B stays in L1 */
+    COL_ALIGN = 32,  /* B panels are padded to this many columns (the float kernel's strip) */
+    KSLICE = 256,    /* the fast way's float sums: K slices of at most this many terms */
+    MIN_KSLICE = 64, /* and at least (shallower K: the tight way) */
     MAX_THREADS = 64,
 };
 /* B panel size: at most this many doubles (16 MiB), at least 256 columns. */
@@ -56,15 +62,19 @@ static sgemm_fn blas_sgemm;
 static char blas_name[96];
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static atomic_bool blas_off;
+static atomic_bool tight_on; /* ref_gemm_set_tight() */
+static bool tight_env;       /* DVSIM_REFERENCE=tight, read with the library */
 
 static void load_blas(void)
 {
     snprintf(blas_name, sizeof blas_name, "C with vector types, 4x16 doubles / 4x32 floats register blocks");
+    const char *ref = getenv("DVSIM_REFERENCE");
+    tight_env = ref && strcmp(ref, "tight") == 0;
     const char *no = getenv("DVSIM_NO_OPENBLAS");
     if (no && *no && strcmp(no, "0") != 0)
         return;
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
-    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_LOCAL);
     if (!h)
         return;
     dgemm_fn d = (dgemm_fn)(uintptr_t)dlsym(h, "cblas_dgemm");
@@ -87,6 +97,17 @@ static bool use_blas(void)
 void ref_gemm_use_blas(bool on)
 {
     atomic_store(&blas_off, !on);
+}
+
+void ref_gemm_set_tight(bool on)
+{
+    atomic_store(&tight_on, on);
+}
+
+static bool use_tight(void)
+{
+    pthread_once(&blas_once, load_blas);
+    return tight_env || atomic_load(&tight_on);
 }
 
 const char *ref_gemm_backend(void)
@@ -135,12 +156,12 @@ typedef double v8d __attribute__((vector_size(64)));
 typedef float v16f __attribute__((vector_size(64)));
 
 /* C[rows x cols] = A[rows x k] B[k x cols] in T, with vectors V of L lanes:
- * rows a multiple of 4, cols of 2L, lda = k, ldb = ldc.  Each element's sum
+ * rows a multiple of 4, cols of 2L, ldb = ldc.  Each element's sum
  * runs over increasing k (no contraction: ISO C), whatever the target.
  * dgemm_c: double, 16-column strips; sgemm_c: float, 32-column strips. */
 #define GEMM_C(name, T, V, L)                                                                                \
-    MULTI_TARGET static void name(uint64_t rows, uint64_t cols, uint64_t k, const T *a, const T *b, T *c,    \
-                                  uint64_t ld)                                                               \
+    MULTI_TARGET static void name(uint64_t rows, uint64_t cols, uint64_t k, const T *a, uint64_t lda,        \
+                                  const T *b, T *c, uint64_t ld)                                             \
     {                                                                                                        \
         for (uint64_t k0 = 0; k0 < k; k0 += KC) {                                                            \
             uint64_t k1 = k0 + KC < k ? k0 + KC : k;                                                         \
@@ -154,13 +175,13 @@ typedef float v16f __attribute__((vector_size(64)));
                             else                                                                             \
                                 acc[r][h] = (V){0};                                                          \
                         }                                                                                    \
-                    const T *ar = a + i * k;                                                                 \
+                    const T *ar = a + i * lda;                                                               \
                     for (uint64_t kk = k0; kk < k1; kk++) {                                                  \
                         V b0, b1;                                                                            \
                         memcpy(&b0, b + kk * ld + j, sizeof b0);                                             \
                         memcpy(&b1, b + kk * ld + j + (L), sizeof b1);                                       \
                         for (unsigned r = 0; r < 4; r++) {                                                   \
-                            T x = ar[r * k + kk];                                                            \
+                            T x = ar[r * lda + kk];                                                          \
                             acc[r][0] += x * b0;                                                             \
                             acc[r][1] += x * b1;                                                             \
                         }                                                                                    \
@@ -182,17 +203,23 @@ static void dgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const dou
         blas_dgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)rows, (int)cols, (int)k, 1.0, a, (int)k, b, (int)ld,
                    0.0, c, (int)ld);
     else
-        dgemm_c(rows, cols, k, a, b, c, ld);
+        dgemm_c(rows, cols, k, a, k, b, c, ld);
+}
+
+static void sgemm_lda(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const float *a, uint64_t lda,
+                      const float *b, float *c, uint64_t ld)
+{
+    if (blas)
+        blas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)rows, (int)cols, (int)k, 1.0f, a, (int)lda, b, (int)ld,
+                   0.0f, c, (int)ld);
+    else
+        sgemm_c(rows, cols, k, a, lda, b, c, ld);
 }
 
 static void sgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const float *a, const float *b,
                   float *c, uint64_t ld)
 {
-    if (blas)
-        blas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)rows, (int)cols, (int)k, 1.0f, a, (int)k, b, (int)ld,
-                   0.0f, c, (int)ld);
-    else
-        sgemm_c(rows, cols, k, a, b, c, ld);
+    sgemm_lda(blas, rows, cols, k, a, k, b, c, ld);
 }
 
 void ref_dgemm(uint64_t m, uint64_t n, uint64_t k, const double *a, const double *b, double *c, uint64_t ld)
@@ -246,10 +273,30 @@ unsigned ref_parallel(uint64_t ntasks, void (*fn)(void *user, uint64_t task, uns
     return started;
 }
 
+/* A panel's memory: of 2 MiB pages when it is that large (madvise: the
+ * host's transparent huge pages are often "madvise" only), so that its
+ * first touch faults once a 2 MiB page instead of once every 4 KiB (a
+ * tenth of a 1024^3 check's CPU time went to the faults). */
+static void *panel_alloc(size_t bytes)
+{
+    enum { HUGE = 2u << 20 };
+    if (bytes < HUGE / 2)
+        return malloc(bytes);
+    void *p = NULL;
+    size_t len = (bytes + HUGE - 1) / HUGE * HUGE;
+    if (posix_memalign(&p, HUGE, len) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, len, MADV_HUGEPAGE); /* advice: nothing to do when it is not taken */
+#endif
+    return p;
+}
+
 /* One thread's buffers and its part of the check. */
 typedef struct worker {
     double *a, *c;
     float *af, *s;
+    double na[ROWS]; /* |a_i|_2 of the panel's rows (fast) */
     dv_opr_check chk;
 } worker;
 
@@ -258,11 +305,15 @@ typedef struct shared {
     const ref_gemm *g;
     const dv_sim *sim; /* polled for a signal (dv_sim_interrupted) between row panels */
     const double *b;
-    const float *bf;
+    const float *bf;       /* tight: |B|; fast: B (when exact in float, else NULL) */
+    const double *nb;      /* fast: |b_j|_2 of the panel's columns */
     uint64_t j0, cols, ld; /* the panel: columns [j0, j0 + cols), padded to ld */
     uint64_t rows;         /* A's rows per panel */
     uint64_t npanels;      /* of A's rows */
     bool blas;             /* OpenBLAS, else the C kernels */
+    bool fast;             /* C in float and the Cauchy-Schwarz S (refgemm.h) */
+    double err;            /* fast: |c - A B| <= err S for a float product */
+    uint64_t kslice;       /* fast: K slices summed in float */
     atomic_ulong next;     /* the next row panel to take */
 } shared;
 
@@ -270,6 +321,76 @@ typedef struct task {
     shared *sh;
     worker *w;
 } task;
+
+/* Doubles to floats; true when every value is exact in float and 0 or of a
+ * magnitude in [2^-50, 2^50], so that products and sums of K of them stay
+ * in float's normal range (the error bound of the fast way). */
+typedef float v8f __attribute__((vector_size(32)));
+typedef long long v8l __attribute__((vector_size(64)));
+
+MULTI_TARGET static bool to_float_exact(const double *x, float *f, uint64_t n)
+{
+    v8l bad = {0};
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) { /* 8 at a time: a quarter of a 1024^3 check's overhead, scalar */
+        v8d d;
+        memcpy(&d, x + i, sizeof d);
+        v8f v = __builtin_convertvector(d, v8f);
+        v8l mb;
+        v8d m;
+        memcpy(&mb, &d, sizeof mb);
+        mb &= 0x7fffffffffffffffll; /* |d| */
+        memcpy(&m, &mb, sizeof m);
+        bad |= (__builtin_convertvector(v, v8d) != d) | ((m != 0) & ((m < 0x1p-50) | (m > 0x1p50)));
+        memcpy(f + i, &v, sizeof v);
+    }
+    bool ok = true;
+    for (unsigned l = 0; l < 8; l++)
+        ok &= !bad[l];
+    for (; i < n; i++) {
+        float v = (float)x[i];
+        double m = x[i] < 0 ? -x[i] : x[i];
+        ok &= (double)v == x[i] && (m == 0 || (m >= 0x1p-50 && m <= 0x1p50));
+        f[i] = v;
+    }
+    return ok;
+}
+
+/* c[0 .. n) += s[0 .. n) in double; n a multiple of 8. */
+MULTI_TARGET static void add_float(double *c, const float *s, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i += 8) {
+        v8d d;
+        v8f v;
+        memcpy(&d, c + i, sizeof d);
+        memcpy(&v, s + i, sizeof v);
+        d += __builtin_convertvector(v, v8d);
+        memcpy(c + i, &d, sizeof d);
+    }
+}
+
+/* |x|_2 in double: within (n + 2) 2^-53 of it, relatively; cs_bound()
+ * takes that into its margin. */
+static double norm2(const double *x, uint64_t n, uint64_t stride)
+{
+    double q = 0;
+    for (uint64_t i = 0; i < n; i++)
+        q += x[i * stride] * x[i * stride];
+    return sqrt(q);
+}
+
+/* The fast way's S block: |a_r|_2 |b_c|_2 >= sum_k |a_rk b_kc| (Cauchy-
+ * Schwarz), made an upper bound of the computed norms' product by a margin
+ * for their roundings ((K + 2) 2^-53 each, the product's 2^-53) and the
+ * float's (2^-23: round to nearest, then one more ulp). */
+static void cs_bound(const double *na, uint64_t rows, const double *nb, uint64_t cols, uint64_t k, float *s,
+                     uint64_t ld)
+{
+    double up = 1 + 0x1p-22 + (2.0 * (double)k + 8) * 0x1p-53;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t c = 0; c < cols; c++)
+            s[r * ld + c] = (float)(na[r] * nb[c] * up);
+}
 
 static void row_panel(shared *sh, worker *w, uint64_t p)
 {
@@ -279,13 +400,39 @@ static void row_panel(shared *sh, worker *w, uint64_t p)
     uint64_t k = g->k;
     g->load_a(g->user, i0, rows, w->a);
     memset(w->a + rows * k, 0, sizeof(double) * (size_t)((rows4 - rows) * k));
-    dgemm(sh->blas, rows4, sh->ld, k, w->a, sh->b, w->c, sh->ld);
-    if (g->abs) {
-        for (uint64_t x = 0; x < rows4 * k; x++)
-            w->af[x] = (float)(w->a[x] < 0 ? -w->a[x] : w->a[x]);
-        sgemm(sh->blas, rows4, sh->ld, k, w->af, sh->bf, w->s, sh->ld);
+    ref_refine rf = {.a = w->a, .b = sh->b, .bf = sh->bf, .s = w->s, .k = k, .ld = sh->ld};
+    if (sh->fast) {
+        /* C in float when A's panel (and B's) is exact there, else in double */
+        if (sh->bf && to_float_exact(w->a, w->af, rows4 * k)) {
+            /* by slices of kslice: each in float, within gamma_kslice of its
+             * sum|a b|, added up in double */
+            memset(w->c, 0, sizeof(double) * (size_t)(rows4 * sh->ld));
+            for (uint64_t k0 = 0; k0 < k; k0 += sh->kslice) {
+                uint64_t kn = k - k0 < sh->kslice ? k - k0 : sh->kslice;
+                sgemm_lda(sh->blas, rows4, sh->ld, kn, w->af + k0, k, sh->bf + k0 * sh->ld, w->s, sh->ld);
+                add_float(w->c, w->s, rows * sh->ld);
+            }
+            rf.err = sh->err;
+        } else if (sh->b) {
+            dgemm(sh->blas, rows4, sh->ld, k, w->a, sh->b, w->c, sh->ld);
+        } else { /* B exact in float, this panel of A not (bf16 of extreme magnitudes): in double, element by
+                    element */
+            for (uint64_t r = 0; r < rows; r++)
+                for (uint64_t c = 0; c < sh->cols; c++)
+                    w->c[r * sh->ld + c] = ref_exact(&rf, r, c);
+        }
+        for (uint64_t r = 0; r < rows; r++)
+            w->na[r] = norm2(w->a + r * k, k, 1);
+        cs_bound(w->na, rows, sh->nb, sh->cols, k, w->s, sh->ld);
+    } else {
+        dgemm(sh->blas, rows4, sh->ld, k, w->a, sh->b, w->c, sh->ld);
+        if (g->abs) {
+            for (uint64_t x = 0; x < rows4 * k; x++)
+                w->af[x] = (float)(w->a[x] < 0 ? -w->a[x] : w->a[x]);
+            sgemm(sh->blas, rows4, sh->ld, k, w->af, sh->bf, w->s, sh->ld);
+        }
     }
-    g->visit(g->user, &w->chk, i0, rows, sh->j0, sh->cols, w->c, g->abs ? w->s : NULL, sh->ld);
+    g->visit(g->user, &w->chk, i0, rows, sh->j0, sh->cols, w->c, g->abs ? w->s : NULL, sh->ld, &rf);
 }
 
 static void *work(void *arg)
@@ -304,6 +451,14 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     if (!g->m || !g->n || !g->k)
         return DV_OK;
     bool blas = use_blas();
+    /* fast: float inputs (abs), and K deep enough that the float sums'
+     * bound (gamma_kslice S) is at most 3/8 of the tolerance's K 2^-24 S
+     * (few elements are summed again): slices of K / 8 terms, at most
+     * KSLICE (a power of two) */
+    uint64_t kslice = KSLICE;
+    while (kslice > MIN_KSLICE && kslice * 8 > g->k)
+        kslice /= 2;
+    bool fast = g->abs && !use_tight() && g->k >= 8 * kslice;
     uint64_t k = g->k;
     uint64_t pc = PANEL_DOUBLES / k / COL_ALIGN * COL_ALIGN;
     if (pc < 256)
@@ -319,37 +474,79 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
     unsigned nt = ref_threads();
     if (nt > npanels)
         nt = (unsigned)npanels;
-    double *b = malloc(sizeof(double) * (size_t)(k * pc));
-    float *bf = g->abs ? malloc(sizeof(float) * (size_t)(k * pc)) : NULL;
+    /* B's panel in double (the fast way: a strip of it, the panel only when
+     * it is not exact in float) and in float */
+    double *b = panel_alloc(sizeof(double) * (size_t)(k * (fast ? COL_ALIGN : pc))), *bfull = NULL;
+    float *bf = g->abs ? panel_alloc(sizeof(float) * (size_t)(k * pc)) : NULL;
+    double *nb = fast ? malloc(sizeof(double) * (size_t)pc) : NULL;
     worker w[MAX_THREADS];
     memset(w, 0, sizeof w);
-    bool ok = b && (bf || !g->abs);
+    bool ok = b && (bf || !g->abs) && (nb || !fast);
     for (unsigned t = 0; t < nt && ok; t++) {
-        w[t].a = malloc(sizeof(double) * (size_t)(rows * k));
-        w[t].c = malloc(sizeof(double) * (size_t)(rows * pc));
+        w[t].a = panel_alloc(sizeof(double) * (size_t)(rows * k));
+        w[t].c = panel_alloc(sizeof(double) * (size_t)(rows * pc));
         if (g->abs) {
-            w[t].af = malloc(sizeof(float) * (size_t)(rows * k));
-            w[t].s = malloc(sizeof(float) * (size_t)(rows * pc));
+            w[t].af = panel_alloc(sizeof(float) * (size_t)(rows * k));
+            w[t].s = panel_alloc(sizeof(float) * (size_t)(rows * pc));
         }
         ok = w[t].a && w[t].c && (!g->abs || (w[t].af && w[t].s));
     }
     dv_status st = ok ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
-    snprintf(r->check.reference, sizeof r->check.reference, "%s, %u thread%s",
-             blas ? blas_name : "C with vector types", nt, nt == 1 ? "" : "s");
+    snprintf(r->check.reference, sizeof r->check.reference, "%.64s%s, %u thread%s",
+             blas ? blas_name : "C with vector types", fast ? "; C in float, S = |a|_2 |b|_2" : "", nt,
+             nt == 1 ? "" : "s");
+    /* the float C's distance from A B, over its sum|a b|: gamma_KSLICE in
+     * float for a slice, gamma_{K / KSLICE + 1} in double for their sum */
+    double gs = (double)kslice * 0x1p-24, gd = (double)(k / kslice + 2) * 0x1p-53,
+           ferr = (gs / (1 - gs) + gd) * (1 + 0x1p-20);
     for (uint64_t j0 = 0; st == DV_OK && j0 < g->n && !dv_opr_check_stop(r); j0 += pc) {
         uint64_t cols = g->n - j0 < pc ? g->n - j0 : pc, ld = (cols + COL_ALIGN - 1) / COL_ALIGN * COL_ALIGN;
-        g->load_b(g->user, j0, cols, b, ld);
-        for (uint64_t kk = 0; kk < k; kk++) {
-            double *row = b + kk * ld;
-            memset(row + cols, 0, sizeof(double) * (size_t)(ld - cols));
-            if (g->abs)
-                for (uint64_t c = 0; c < ld; c++)
-                    bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
+        bool b_exact = true;
+        const double *bpanel = b; /* B in double: tight; fast only when not exact in float */
+        if (fast) {
+            /* strips of COL_ALIGN columns in double (b), into the float panel */
+            for (uint64_t s0 = 0; s0 < ld; s0 += COL_ALIGN) {
+                uint64_t sc = cols > s0 ? (cols - s0 < COL_ALIGN ? cols - s0 : COL_ALIGN) : 0;
+                if (sc)
+                    g->load_b(g->user, j0 + s0, sc, b, COL_ALIGN);
+                for (uint64_t kk = 0; kk < k; kk++) {
+                    memset(b + kk * COL_ALIGN + sc, 0, sizeof(double) * (size_t)(COL_ALIGN - sc));
+                    b_exact &= to_float_exact(b + kk * COL_ALIGN, bf + kk * ld + s0, COL_ALIGN);
+                }
+                for (uint64_t c = 0; c < sc; c++)
+                    nb[s0 + c] = norm2(b + c, k, COL_ALIGN);
+            }
+            bpanel = NULL;
+            if (!b_exact) { /* the whole panel in double, for dgemm */
+                if (!bfull)
+                    bfull = panel_alloc(sizeof(double) * (size_t)(k * pc));
+                if (!bfull) {
+                    st = dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
+                    break;
+                }
+                g->load_b(g->user, j0, cols, bfull, ld);
+                for (uint64_t kk = 0; kk < k; kk++)
+                    memset(bfull + kk * ld + cols, 0, sizeof(double) * (size_t)(ld - cols));
+                bpanel = bfull;
+            }
+        } else {
+            g->load_b(g->user, j0, cols, b, ld);
+            for (uint64_t kk = 0; kk < k; kk++) {
+                double *row = b + kk * ld;
+                memset(row + cols, 0, sizeof(double) * (size_t)(ld - cols));
+                if (g->abs)
+                    for (uint64_t c = 0; c < ld; c++)
+                        bf[kk * ld + c] = (float)(row[c] < 0 ? -row[c] : row[c]);
+            }
         }
         shared sh = {.g = g,
                      .sim = dv_opr_sim(r),
-                     .b = b,
-                     .bf = bf,
+                     .b = bpanel,
+                     .bf = fast && !b_exact ? NULL : bf,
+                     .nb = nb,
+                     .fast = fast,
+                     .err = ferr,
+                     .kslice = kslice,
                      .j0 = j0,
                      .cols = cols,
                      .ld = ld,
@@ -379,6 +576,8 @@ dv_status ref_gemm_check(dv_opr_run *r, const ref_gemm *g, dv_error *err)
         free(w[t].s);
     }
     free(b);
+    free(bfull);
     free(bf);
+    free(nb);
     return st;
 }

@@ -6,12 +6,14 @@
  * (also on outputs corrupted on purpose), the same first mismatch, errors
  * within the order of summation's bound; and the same outcome, to the bit,
  * for any number of threads. */
+#include "dv_fp.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
 #include "refgemm.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const product_ops[] = {"matmul", "conv2d", "conv2d_bias_relu", "attention", NULL};
 
@@ -34,7 +36,11 @@ static dv_opr_check recheck(dv_opjob_result *r, bool plain)
     return r->run->check;
 }
 
-static void same_decisions(const char *what, const dv_opr_check *fast, const dv_opr_check *plain)
+/* rel: how far the largest errors may be apart, relatively: the tight way's
+ * double sums differ from the plain loops' by their order (K 2^-53 sum|a b|,
+ * 1e-9 is far above it); the fast way's float sums by up to
+ * gamma_kslice sum|a b| (refgemm.h), in practice 10^-6 of the error. */
+static void same_decisions(const char *what, const dv_opr_check *fast, const dv_opr_check *plain, double rel)
 {
     ck_assert_msg(fast->compared == plain->compared && fast->mismatches == plain->mismatches,
                   "%s: fast %llu/%llu mismatches, plain %llu/%llu", what,
@@ -43,9 +49,8 @@ static void same_decisions(const char *what, const dv_opr_check *fast, const dv_
     if (plain->mismatches)
         ck_assert_msg(fast->first_row == plain->first_row && fast->first_col == plain->first_col,
                       "%s: first mismatch fast %s, plain %s", what, fast->first_bad, plain->first_bad);
-    /* the references differ by their summation order: at most K 2^-53 sum|a b| */
     double d = fabs(fast->max_abs - plain->max_abs);
-    ck_assert_msg(d <= 1e-9 * (1 + plain->max_abs) || (isinf(fast->max_abs) && isinf(plain->max_abs)),
+    ck_assert_msg(d <= rel * (1 + plain->max_abs) || (isinf(fast->max_abs) && isinf(plain->max_abs)),
                   "%s: max abs error fast %.17g, plain %.17g", what, fast->max_abs, plain->max_abs);
 }
 
@@ -74,7 +79,16 @@ static void compare_on(const char *op, const char *variant, const char *dtype, c
     ck_assert_int_eq(op_run_kept(&r, &cfg, op, "ascend910b", variant, dtype, shape, blocks, true), DV_OK);
     dv_opr_check fast = r.run->check, plain = recheck(&r, true);
     ck_assert_msg(fast.compared > 0 && fast.mismatches == 0, "%s: %s", what, fast.first_bad);
-    same_decisions(what, &fast, &plain);
+    same_decisions(what, &fast, &plain, 1e-4);
+    /* the tight way (C in double, S = |A| |B|) */
+    ref_gemm_set_tight(true);
+    dv_opr_check tight = recheck(&r, false);
+    ref_gemm_set_tight(false);
+    same_decisions(what, &tight, &plain, 1e-9);
+    /* a float-input product with K >= 512 takes the fast way: its check says so */
+    if (strcmp(op, "attention") != 0 && strcmp(dtype, "s8") != 0 && strncmp(dtype, "s8-", 3) != 0 &&
+        strstr(shape, "K=3000"))
+        ck_assert_msg(strstr(fast.reference, "C in float"), "%s: %s", what, fast.reference);
     /* the C kernels, and 1 or 3 threads: the same check to the bit */
     ref_gemm_use_blas(false);
     for (unsigned t = 1; t <= 3; t += 2) {
@@ -94,8 +108,12 @@ static void compare_on(const char *op, const char *variant, const char *dtype, c
     corrupt(r.run);
     plain = recheck(&r, true);
     fast = recheck(&r, false);
+    ref_gemm_set_tight(true);
+    tight = recheck(&r, false);
+    ref_gemm_set_tight(false);
     snprintf(what, sizeof what, "%s %s %s %s, corrupted", op, variant, dtype, shape);
-    same_decisions(what, &fast, &plain);
+    same_decisions(what, &fast, &plain, 1e-4);
+    same_decisions(what, &tight, &plain, 1e-9);
     if (strcmp(op, "attention") != 0)
         ck_assert_msg(plain.mismatches > 0, "%s: the corruption was not seen", what);
     dv_opjob_free(&r);
@@ -167,6 +185,149 @@ START_TEST(test_inputs_as_before)
 }
 END_TEST
 
+/* ref_unsure() asks for the double sum exactly when the float C's bound
+ * could move the decision: |got - want| within 3 err s of tol; ref_exact()
+ * sums the block's row and column over increasing k. */
+START_TEST(test_refine_band)
+{
+    double a[2 * 3] = {1, 2, 3, 0.5, -1, 0.25};             /* rows of A, lda 3 */
+    double b[3 * 4] = {1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 2, 0}; /* B panel, ld 4 */
+    float sb[2 * 4] = {128, 128, 128, 128, 128, 128, 128, 128};
+    ref_refine rf = {.a = a, .b = b, .s = sb, .k = 3, .ld = 4, .err = 0x1p-10}; /* margin 3/8 */
+    ck_assert(ref_exact(&rf, 0, 0) == 6);                                       /* 1 + 2 + 3 */
+    ck_assert(ref_exact(&rf, 1, 2) == 0.5);                                     /* 0.25 * 2 */
+    ck_assert(!ref_unsure(&rf, 0, 0, 10.5, 9.0, 2.0));    /* 1.5 <= 2 - 3/8: passes whatever c is */
+    ck_assert(ref_unsure(&rf, 0, 0, 10.75, 9.0, 2.0));    /* 1.75: within 3/8 of 2 */
+    ck_assert(ref_unsure(&rf, 0, 0, 7.0, 9.0, 2.0));      /* 2 exactly */
+    ck_assert(ref_unsure(&rf, 0, 0, 11.375, 9.0, 2.0));   /* 2 + 3/8: not surely outside */
+    ck_assert(!ref_unsure(&rf, 0, 0, 11.5, 9.0, 2.0));    /* fails whatever c is */
+    ck_assert(!ref_unsure(&rf, 0, 0, NAN, 9.0, 2.0));     /* a NaN fails */
+    ck_assert(ref_unsure(&rf, 0, 0, 1.0, INFINITY, 2.0)); /* a float overflow: the double decides */
+    rf.err = 0;                                           /* c summed in double: nothing to refine */
+    ck_assert(!ref_unsure(&rf, 0, 0, 10.75, 9.0, 2.0));
+    ck_assert(!ref_unsure(NULL, 0, 0, 10.75, 9.0, 2.0));
+}
+END_TEST
+
+/* A wrong result of the size a missed K slice gives (a missing flag or
+ * wait in a kernel: the last 256 of K = 3000 terms left out of one
+ * element) is found by the fast way, which the Cauchy-Schwarz S makes
+ * looser than the plain loops' exact sum|a b|, as by the plain loops. */
+START_TEST(test_missed_slice)
+{
+    dv_chip_config cfg;
+    dv_opjob_result r;
+    const char *shape = "M=300,N=700,K=3000";
+    const dv_operator *o = dv_operator_find("matmul");
+    ck_assert_int_eq(op_run_kept(&r, &cfg, "matmul", "ascend910b", o->variants[0], "f16", shape, 0, true),
+                     DV_OK);
+    ck_assert(strstr(r.run->check.reference, "C in float") && r.run->check.mismatches == 0);
+    const uint8_t *a = dv_opr_tensor_find(r.run, "a")->host, *b = dv_opr_tensor_find(r.run, "b")->host;
+    const float *tab = dv_fp16_table();
+    uint16_t h;
+    uint64_t i = 123, j = 456, n = 700, k = 3000;
+    double part = 0; /* the last slice of c[i][j]: A [M, K], B [K, N] row-major */
+    for (uint64_t kk = k - 256; kk < k; kk++) {
+        uint16_t x, y;
+        memcpy(&x, a + 2 * (i * k + kk), 2);
+        memcpy(&y, b + 2 * (kk * n + j), 2);
+        part += (double)tab[x] * tab[y];
+    }
+    const dv_opr_tensor *c = dv_opr_tensor_find(r.run, "c");
+    uint8_t *cg = dv_opr_gm(r.run, (unsigned)(c - r.run->t));
+    uint64_t ldc = c->bytes / 2 / 300; /* C's rows are padded */
+    ck_assert_uint_ge(ldc, n);
+    memcpy(&h, cg + 2 * (i * ldc + j), 2);
+    h = dv_f32_to_fp16((float)(tab[h] - part));
+    memcpy(cg + 2 * (i * ldc + j), &h, 2);
+    dv_opr_check plain = recheck(&r, true), fast = recheck(&r, false);
+    ck_assert_msg(plain.mismatches == 1 && plain.first_row == i && plain.first_col == j, "plain: %s",
+                  plain.first_bad);
+    ck_assert_msg(fast.mismatches == 1 && fast.first_row == i && fast.first_col == j, "fast: %s (part %g)",
+                  fast.first_bad, part);
+    dv_opjob_free(&r);
+}
+END_TEST
+
+/* ref_gemm_check on its own: A [M, K] and B [K, N] of small integers over
+ * 8 (exact in float: the fast way, c within err S of the double sum) or
+ * the same times 0.1 (not exact in float: C in double); S never below the
+ * exact sum|a b|. */
+enum { GM = 40, GN = 70, GK = 600 };
+static double gscale;
+static _Atomic unsigned fast_blocks, double_blocks;
+
+static double ga(uint64_t i, uint64_t k)
+{
+    return (double)((int)((i * 7 + k * 3) % 17) - 8) / 8 * gscale;
+}
+
+static double gb(uint64_t k, uint64_t j)
+{
+    return (double)((int)((k * 5 + j * 11) % 13) - 6) / 8;
+}
+
+static void g_load_a(const void *user, uint64_t i0, uint64_t rows, double *dst)
+{
+    (void)user;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t k = 0; k < GK; k++)
+            dst[r * GK + k] = ga(i0 + r, k);
+}
+
+static void g_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst, uint64_t ld)
+{
+    (void)user;
+    for (uint64_t k = 0; k < GK; k++)
+        for (uint64_t c = 0; c < cols; c++)
+            dst[k * ld + c] = gb(k, j0 + c);
+}
+
+static void g_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
+                    uint64_t cols, const double *c, const float *s, uint64_t ld, const ref_refine *rf)
+{
+    (void)user;
+    if (rf->err > 0)
+        fast_blocks++;
+    else
+        double_blocks++;
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t cc = 0; cc < cols; cc++) {
+            double sum = 0, sabs = 0;
+            for (uint64_t k = 0; k < GK; k++) {
+                double t = ga(i0 + r, k) * gb(k, j0 + cc);
+                sum += t;
+                sabs += fabs(t);
+            }
+            double e = fabs(c[r * ld + cc] - sum),
+                   bound = rf->err > 0 ? rf->err * s[r * ld + cc] : 1e-12 * sabs;
+            bool ok = e <= bound && ref_abs_bound(s[r * ld + cc], GK) >= sabs &&
+                      fabs(ref_exact(rf, r, cc) - sum) <= 1e-12 * sabs;
+            dv_opr_compare_to(chk, "c", i0 + r, j0 + cc, ok ? 0 : 1, 0, 0.5);
+        }
+}
+
+START_TEST(test_gemm_ways)
+{
+    ref_gemm g = {
+        .m = GM, .n = GN, .k = GK, .load_a = g_load_a, .load_b = g_load_b, .visit = g_visit, .abs = true};
+    for (int inexact = 0; inexact < 2; inexact++) {
+        gscale = inexact ? 0.1 : 1;
+        fast_blocks = double_blocks = 0;
+        dv_opr_run *r = calloc(1, sizeof *r);
+        dv_error err = {DV_OK, ""};
+        ck_assert_int_eq(ref_gemm_check(r, &g, &err), DV_OK);
+        ck_assert_uint_eq(r->check.compared, GM * GN);
+        ck_assert_msg(r->check.mismatches == 0, "%s", r->check.first_bad);
+        unsigned other_way = inexact ? fast_blocks : double_blocks,
+                 this_way = inexact ? double_blocks : fast_blocks;
+        ck_assert_uint_eq(other_way, 0);
+        ck_assert_uint_gt(this_way, 0);
+        free(r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref-fast");
@@ -174,6 +335,9 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_fast_equals_plain, 0, 4);
     tcase_add_loop_test(tc, test_inputs_as_before, 0, 3);
+    tcase_add_test(tc, test_refine_band);
+    tcase_add_test(tc, test_missed_slice);
+    tcase_add_test(tc, test_gemm_ways);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
