@@ -20,7 +20,7 @@ enum {
     MAX_MACRO_DEPTH = 32,
     MAX_MACRO_ARGS = 16,
     MAX_LINE = 4096,
-    MAX_LINES = 500000, /* matmul's db.dvs family expands to ~280,000 (false .if bodies count) */
+    MAX_LINES = 500000,            /* matmul's db.dvs family expands to ~280,000 (false .if bodies count) */
     MAX_EXPANDED_BYTES = 16 << 20, /* 16 MiB of expanded text */
     MAX_REPT = 65536,              /* .rept count */
     MAX_BLOCK_DEPTH = 32,          /* .if / .rept / .irp nested in one another */

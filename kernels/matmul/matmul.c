@@ -244,7 +244,7 @@ static dv_status prepare(dv_opr_run *r, dv_error *err)
     static const dv_kernel_blob *const lblobs[2][2] = {{&dvk_matmul_layouts_c0, &dvk_matmul_layouts_c1},
                                                        {&dvk_matmul_layouts_a0, &dvk_matmul_layouts_a1}};
     static const dv_kernel_blob *const mblobs[2] = {&dvk_matmul_mix0, &dvk_matmul_mix1};
-    const dv_kernel_blob *blob = p->dt == 3              ? &dvk_matmul_layouts_f32
+    const dv_kernel_blob *blob = p->dt == 3             ? &dvk_matmul_layouts_f32
                                  : mm_ep_mix(r->cfg, p) ? mblobs[t->achunk ? 1 : 0]
                                  : layouts || split     ? lblobs[r->cfg->split ? 1 : 0][t->achunk ? 1 : 0]
                                  : t->swz               ? &dvk_matmul_swizzle
