@@ -301,3 +301,26 @@ void dv_graph_error_clean(dv_error *err)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
 }
+
+dv_status dv_graph_bind_input(dv_graph *g, unsigned k, const dv_gtensor *value, dv_error *err)
+{
+    if (k >= g->ninputs)
+        return dv_error_set(err, DV_ERR_USAGE, "%s: no input %u", g->file, k);
+    dv_gtensor *t = &g->t[g->inputs[k]];
+    int64_t count = dv_gtensor_count(value);
+    if (count < 0 || !value->data)
+        return dv_error_set(err, DV_ERR_INPUT, "%s: a value for input '%s' without data", g->file, t->name);
+    double *d = malloc((size_t)(count ? count : 1) * sizeof *d);
+    if (!d)
+        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", g->file);
+    memcpy(d, value->data, (size_t)count * sizeof *d);
+    free(t->data);
+    t->data = d;
+    t->rank = value->rank;
+    memcpy(t->dims, value->dims, sizeof t->dims);
+    t->dtype = value->dtype ? value->dtype : t->dtype;
+    t->is_input = false;
+    memmove(g->inputs + k, g->inputs + k + 1, (g->ninputs - k - 1) * sizeof *g->inputs);
+    g->ninputs--;
+    return DV_OK;
+}

@@ -129,6 +129,11 @@ void dv_graph_error_clean(dv_error *err);
 /* A deep copy (the compiler rewrites its own copy); NULL when memory ran out. */
 dv_graph *dv_graph_clone(const dv_graph *g);
 
+/* Makes graph input k a constant of the given value (its shape and data
+ * copied) and drops it from the inputs: a shape given as an input (the node
+ * tests' Reshape, Slice, Expand) is known at compile time. */
+dv_status dv_graph_bind_input(dv_graph *g, unsigned k, const dv_gtensor *value, dv_error *err);
+
 /* Reads an ONNX model (onnx_import.c).  Errors are DV_ERR_INPUT (exit 65)
  * with one line naming the file and, for a node, its name and op type: a
  * malformed or truncated protobuf, an unsupported op, a tensor whose data

@@ -83,39 +83,36 @@ dv_status onnx_tensor_fill(const Onnx__TensorProto *tp, const char *file, const 
     if (count < 0)
         return dv_error_set(err, DV_ERR_INPUT, "%s: %s '%s': more than %d elements", file, what, name,
                             DV_G_MAX_ELEMS);
-    double *d = malloc((size_t)(count ? count : 1) * sizeof *d);
-    if (!d)
-        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory for %s '%s'", file, what, name);
     size_t n = (size_t)count, have;
-    if (tp->has_raw_data) {
-        unsigned eb = dtype_bytes(dt);
-        have = tp->raw_data.len / eb;
-        if (tp->raw_data.len != n * eb)
-            have = have == n ? n + 1 : have; /* a partial element at the end is a mismatch too */
-        else
-            for (size_t i = 0; i < n; i++)
-                d[i] = raw_elem(tp->raw_data.data + i * eb, dt);
-    } else if (dt == DV_GDT_FLOAT) {
+    unsigned eb = dtype_bytes(dt);
+    /* the count the file holds, checked before anything of the shape's size is allocated */
+    if (tp->has_raw_data)
+        have = tp->raw_data.len == n * eb ? n : tp->raw_data.len / eb == n ? n + 1 : tp->raw_data.len / eb;
+    else if (dt == DV_GDT_FLOAT)
         have = tp->n_float_data;
-        for (size_t i = 0; i < n && i < have; i++)
-            d[i] = tp->float_data[i];
-    } else if (dt == DV_GDT_DOUBLE) {
+    else if (dt == DV_GDT_DOUBLE)
         have = tp->n_double_data;
-        for (size_t i = 0; i < n && i < have; i++)
-            d[i] = tp->double_data[i];
-    } else if (dt == DV_GDT_INT64) {
+    else if (dt == DV_GDT_INT64)
         have = tp->n_int64_data;
-        for (size_t i = 0; i < n && i < have; i++)
-            d[i] = (double)tp->int64_data[i];
-    } else { /* int32, int8, uint8, bool, fp16 (as its bits) live in int32_data */
+    else /* int32, int8, uint8, bool, fp16 (as its bits) live in int32_data */
         have = tp->n_int32_data;
-        for (size_t i = 0; i < n && i < have; i++)
-            d[i] = dt == DV_GDT_FLOAT16 ? dv_fp16_to_f32((uint16_t)tp->int32_data[i]) : tp->int32_data[i];
-    }
-    if (have != n) {
-        free(d);
+    if (have != n)
         return dv_error_set(err, DV_ERR_INPUT, "%s: %s '%s': %zu elements of data for a shape of %zu", file,
                             what, name, have, n);
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d)
+        return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory for %s '%s'", file, what, name);
+    for (size_t i = 0; i < n; i++) {
+        if (tp->has_raw_data)
+            d[i] = raw_elem(tp->raw_data.data + i * eb, dt);
+        else if (dt == DV_GDT_FLOAT)
+            d[i] = tp->float_data[i];
+        else if (dt == DV_GDT_DOUBLE)
+            d[i] = tp->double_data[i];
+        else if (dt == DV_GDT_INT64)
+            d[i] = (double)tp->int64_data[i];
+        else
+            d[i] = dt == DV_GDT_FLOAT16 ? dv_fp16_to_f32((uint16_t)tp->int32_data[i]) : tp->int32_data[i];
     }
     free(t->data);
     t->data = d;
