@@ -22,6 +22,15 @@ static bool all_inputs_constant(const dv_graph *g, const dv_gnode *n)
     return true;
 }
 
+/* Shape arithmetic (a Concat or Mul of int64 shapes): folded at every level like the shape ops. */
+static bool integer_inputs(const dv_graph *g, const dv_gnode *n)
+{
+    for (unsigned k = 0; k < n->nin; k++)
+        if (n->in[k] >= 0 && g->t[n->in[k]].dtype != DV_GDT_INT64 && g->t[n->in[k]].dtype != DV_GDT_INT32)
+            return false;
+    return n->nin > 0;
+}
+
 static bool all_outputs_constant(const dv_graph *g, const dv_gnode *n)
 {
     for (unsigned k = 0; k < n->nout; k++)
@@ -62,13 +71,14 @@ static dv_status fold_pass(cctx *c, bool *dead)
     dv_graph *g = c->p->g;
     for (unsigned i = 0; i < g->nnodes; i++) {
         dv_gnode *n = &g->n[i];
-        bool fold = all_inputs_constant(g, n) && (c->p->opt >= 1 || dv_gop_is_shape_op(n->op));
+        bool fold = all_inputs_constant(g, n) &&
+                    (c->p->opt >= 1 || dv_gop_is_shape_op(n->op) || integer_inputs(g, n));
         dv_status st = dv_ref_node(g, i, fold, c->err);
         if (st != DV_OK)
             return st;
         if (fold || all_outputs_constant(g, n)) { /* Shape's value follows from a known shape alone */
             dead[i] = true;
-            if (dv_gop_is_shape_op(n->op))
+            if (dv_gop_is_shape_op(n->op) || integer_inputs(g, n))
                 c->p->rep.shape_folded++;
             else
                 c->p->rep.const_folded++;
@@ -203,7 +213,8 @@ dv_status cc_fold(cctx *c)
     dv_status st = fold_pass(c, dead);
     if (st == DV_OK)
         cc_log(c, "fold: %u shape ops and %u other nodes with constant inputs folded into constants%s",
-               c->p->rep.shape_folded, c->p->rep.const_folded, c->p->opt ? "" : " (-O0: shape ops only)");
+               c->p->rep.shape_folded, c->p->rep.const_folded,
+               c->p->opt ? "" : " (-O0: shape ops and int64 shape arithmetic only)");
     if (st == DV_OK && c->p->opt >= 1) {
         compact(g, dead);
         memset(dead, 0, (g->nnodes + 1) * sizeof *dead);
