@@ -97,10 +97,12 @@ static void print_plan(const dv_plan *p, const char *what)
     printf("layouts: %u NZ and %u FracZ weights, %u conversions (%.0f cycles at %llu B/cycle)\n",
            r->nz_weights, r->fracz_weights, r->conversions, r->conversion_cycles,
            (unsigned long long)p->hbm_bytes_per_cycle);
-    printf("GM: peak %llu bytes with reuse, %llu without (%.1f%%), weights %llu bytes\n",
-           (unsigned long long)r->peak, (unsigned long long)r->peak_no_reuse,
-           r->peak_no_reuse ? 100.0 * (double)r->peak / (double)r->peak_no_reuse : 100.0,
-           (unsigned long long)r->weights_bytes);
+    printf(
+        "GM: peak %llu bytes as planned (%s), %llu if no buffer were shared (%.1f%%); weights %llu bytes\n",
+        (unsigned long long)r->peak, p->opt ? "liveness-based reuse" : "-O0: no reuse",
+        (unsigned long long)r->peak_no_reuse,
+        r->peak_no_reuse ? 100.0 * (double)r->peak / (double)r->peak_no_reuse : 100.0,
+        (unsigned long long)r->weights_bytes);
     if (r->symbolic[0])
         printf("note: symbolic dims of %s planned as 1\n", r->symbolic);
 }

@@ -121,8 +121,8 @@ static void fuse_matmul(cctx *c, unsigned i)
         gr.out = g->n[add].out[0];
     }
     match_activation(c, &gr, gr.out);
-    if (gr.n > 1 && add_group(c, &gr))
-        c->p->rep.fused_matmul++;
+    if (gr.n > 1)
+        add_group(c, &gr);
 }
 
 static void fuse_attention(cctx *c, unsigned i)
@@ -174,8 +174,7 @@ static void fuse_attention(cctx *c, unsigned i)
         return;
     gr.nodes[gr.n++] = m2;
     gr.out = g->n[m2].out[0];
-    if (add_group(c, &gr))
-        c->p->rep.fused_attention++;
+    add_group(c, &gr);
 }
 
 dv_status cc_fuse(cctx *c)
@@ -203,15 +202,17 @@ dv_status cc_fuse(cctx *c)
             cc_group gr = {.kind = CC_CONV_RELU, .n = 2, .nodes = {(int)i, r}, .bias = -1};
             if (r >= 0 && g->n[r].op == DV_GOP_RELU) {
                 gr.out = g->n[r].out[0];
-                if (add_group(c, &gr))
-                    c->p->rep.fused_conv++;
+                add_group(c, &gr);
             }
         } else if ((n->op == DV_GOP_MATMUL || n->op == DV_GOP_GEMM) && g->t[n->in[1]].rank >= 2)
             fuse_matmul(c, i);
     }
+    unsigned kinds[4] = {0};
+    for (unsigned i = 0; i < c->ngroups; i++)
+        kinds[c->groups[i].kind]++;
     cc_log(c,
-           "fuse: %u Conv+Bias+ReLU -> conv2d_bias_relu, %u MatMul/Gemm epilogues (bias, ReLU, SiLU, GELU) "
-           "-> matmul, %u MatMul-Softmax-MatMul -> attention",
-           c->p->rep.fused_conv, c->p->rep.fused_matmul, c->p->rep.fused_attention);
+           "fuse: found %u Conv+Bias+ReLU (conv2d_bias_relu), %u MatMul/Gemm epilogues (bias, ReLU, SiLU, "
+           "GELU: matmul), %u MatMul-Softmax-MatMul (attention)",
+           kinds[CC_CONV_RELU], kinds[CC_MATMUL], kinds[CC_ATTENTION]);
     return DV_OK;
 }

@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The operator accepts these parameters (why: its message if not). */
-bool cc_device_fits(const char *op, const char *variant, const char *params, char *why, size_t len)
+/* The operator takes these parameters on this chip: its declaration
+ * (dv_opr_parse_request: name, variant, dtype, ranges) and then its own
+ * prepare() without data (dv_opr_create: the chip-specific checks and the
+ * tiling, e.g. matmul's ACT only on coupled cores); why: its message if not. */
+bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why,
+                    size_t len)
 {
     const dv_operator *o = dv_operator_find(op);
     if (!o) {
@@ -25,10 +29,13 @@ bool cc_device_fits(const char *op, const char *variant, const char *params, cha
     unsigned v, d;
     uint64_t pv[DV_OPR_MAX_PARAMS];
     dv_error e = {0};
-    if (dv_opr_parse_request(o, &req, &v, &d, pv, &e) != DV_OK) {
+    dv_opr_run *run = NULL;
+    if (dv_opr_parse_request(o, &req, &v, &d, pv, &e) != DV_OK ||
+        dv_opr_create(o, &req, c->cfg, false, &run, &e) != DV_OK) {
         snprintf(why, len, "%s", e.msg);
         return false;
     }
+    dv_opr_destroy(run);
     return true;
 }
 
@@ -164,7 +171,7 @@ static dv_status lower_elementwise(cctx *c, unsigned ni)
     char params[64], why[DV_ERROR_MSG_MAX];
     snprintf(params, sizeof params, "N=%llu", (unsigned long long)(cc_layout_bytes(l, x->rank, x->dims) / 2));
     const char *op = n->op == DV_GOP_ADD ? "add" : "relu";
-    if (!cc_device_fits(op, "db", params, why, sizeof why))
+    if (!cc_device_fits(c, op, "db", params, why, sizeof why))
         return cc_host_step(c, ni, why);
     return device_simple(c, ni, op, params, l, l == DV_TL_ND ? "" : "in its input's layout");
 }
@@ -188,7 +195,7 @@ static dv_status lower_rowwise(cctx *c, unsigned ni)
     if (n->op == DV_GOP_SOFTMAX) {
         if (!cc_softmax_on_last(g, n))
             return cc_host_step(c, ni, "Softmax along an axis other than the last");
-        if (!cc_device_fits("softmax", "db", params, why, sizeof why))
+        if (!cc_device_fits(c, "softmax", "db", params, why, sizeof why))
             return cc_host_step(c, ni, why);
         return device_simple(c, ni, "softmax", params, DV_TL_ND, "");
     }
@@ -203,7 +210,7 @@ static dv_status lower_rowwise(cctx *c, unsigned ni)
         return cc_host_step(
             c, ni,
             "LayerNormalization not on the last axis, eps not 1e-5, no bias, or Mean/InvStdDev wanted");
-    if (!cc_device_fits("layernorm", "db", params, why, sizeof why))
+    if (!cc_device_fits(c, "layernorm", "db", params, why, sizeof why))
         return cc_host_step(c, ni, why);
     c->p->rep.layernorms++;
     int in[3], out, node = (int)ni;

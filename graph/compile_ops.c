@@ -63,7 +63,7 @@ dv_status cc_lower_conv(cctx *c, unsigned ni, int relu)
         (long long)w->dims[0], (long long)KH, (long long)KW, (long long)SH, (long long)SW, (long long)PH,
         (long long)PW, (long long)DH, (long long)DW);
     const char *op = relu >= 0 ? "conv2d_bias_relu" : "conv2d", *variant = relu >= 0 ? "fused" : "db";
-    if (!why && !cc_device_fits(op, variant, params, msg, sizeof msg))
+    if (!why && !cc_device_fits(c, op, variant, params, msg, sizeof msg))
         why = msg;
     if (why) {
         if (relu >= 0) {
@@ -94,6 +94,7 @@ dv_status cc_lower_conv(cctx *c, unsigned ni, int relu)
         snprintf(s->variant, sizeof s->variant, "%s", variant);
         snprintf(s->params, sizeof s->params, "%s", params);
         snprintf(s->note, sizeof s->note, "fused %s + %s", n->name, g->n[relu].name);
+        c->p->rep.fused_conv++;
         return DV_OK;
     }
     if (b < 0) {
@@ -161,8 +162,21 @@ dv_status cc_lower_matmul(cctx *c, const cc_group *gr)
     snprintf(params, sizeof params, "M=%lld,N=%lld,K=%lld,B=%lld,TA=%d,TB=%d,BNZ=%d,BIAS=%d,RELU=%d,ACT=%d",
              (long long)M, (long long)N, (long long)K, (long long)batch, ta, tb, bnz, gr->bias >= 0, gr->relu,
              gr->act);
-    if (!why && !cc_device_fits("matmul", "db", params, msg, sizeof msg))
+    if (!why && !cc_device_fits(c, "matmul", "db", params, msg, sizeof msg))
         why = msg;
+    if (why && (gr->act || gr->relu) && gr->n > 1u + (gr->bias >= 0 && !gemm)) {
+        /* the epilogue's activation did not fit (ACT on a split chip): the product and bias fused, the rest
+         * alone */
+        cc_group part = *gr;
+        part.n = 1u + (gr->bias >= 0 && !gemm);
+        part.act = part.relu = 0;
+        part.out = g->n[part.nodes[part.n - 1]].out[0];
+        cc_log(c, "fuse: %s: the activation stays apart: %s", n->name, why);
+        dv_status st = cc_lower_matmul(c, &part);
+        for (unsigned k = part.n; k < gr->n && st == DV_OK; k++)
+            st = cc_lower_single(c, (unsigned)gr->nodes[k]);
+        return st;
+    }
     if (why)
         return gr->n > 1 ? unfuse(c, gr, why) : cc_host_step(c, ni, why);
     int in[3], out, nin = 2;
@@ -175,6 +189,8 @@ dv_status cc_lower_matmul(cctx *c, const cc_group *gr)
     if (!s)
         return nomem(c);
     snprintf(s->params, sizeof s->params, "%s", params);
+    if (gr->n > 1)
+        c->p->rep.fused_matmul++;
     if (gr->n > 1)
         snprintf(s->note, sizeof s->note, "fused %s%s%s%s", n->name, gr->bias >= 0 && !gemm ? " + bias" : "",
                  gr->relu ? " + ReLU" : "",
@@ -197,7 +213,7 @@ dv_status cc_lower_attention(cctx *c, const cc_group *gr)
              (long long)H, (long long)SQ, (long long)SK, (long long)D);
     if (memcmp(q->dims, k->dims, (size_t)(r - 2) * sizeof *q->dims) != 0)
         return unfuse(c, gr, "Q and K differ in batch or heads");
-    if (!cc_device_fits("attention", "overlap", params, msg, sizeof msg))
+    if (!cc_device_fits(c, "attention", "overlap", params, msg, sizeof msg))
         return unfuse(c, gr, msg);
     int in[3] = {cc_use(c, m1->in[0], DV_TL_ND), cc_use(c, tk->in[0], DV_TL_ND),
                  cc_use(c, m2->in[1], DV_TL_ND)};
@@ -208,5 +224,6 @@ dv_status cc_lower_attention(cctx *c, const cc_group *gr)
     snprintf(s->variant, sizeof s->variant, "overlap");
     snprintf(s->params, sizeof s->params, "%s", params);
     snprintf(s->note, sizeof s->note, "fused %s .. %s (%u nodes)", m1->name, m2->name, gr->n);
+    c->p->rep.fused_attention++;
     return DV_OK;
 }
