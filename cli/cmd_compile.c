@@ -31,7 +31,8 @@ void cmd_compile_help(FILE *out)
             "  -o FILE      write the compiled model (.dvm, docs/graphs.md)\n"
             "  -O LEVEL     0 (no fusion, no reuse), 1, 2 (default)\n"
             "  --chip NAME  ascend910 (default), ascend910b, ... (dvsim chips)\n"
-            "  --ref        run the plan on the CPU reference: compare with the expected outputs of\n"
+            "  --ref        run the plan on the CPU, each device step from its operator parameters: compare\n"
+            "               with the expected outputs of\n"
             "               --data DIR (input_N.pb / output_N.pb; default MODEL's test_data_set_0 if\n"
             "               there) and with the -O0 plan's outputs (fp16 tolerance); exit 1 if off\n"
             "  --seed S     inputs drawn uniform in [-1, 1) with seed S when there is no data (1)\n"
@@ -265,7 +266,7 @@ static int run_ref(const compile_opts *o, dv_graph *g, const dv_plan *plan, cons
         for (int64_t e = 0; e < n; e++)
             in[k].data[e] = uniform(&seed);
     }
-    if (dv_plan_ref_run(plan, in, nin, &vals, &err) != DV_OK ||
+    if (dv_plan_exec_run(plan, in, nin, &vals, &err) != DV_OK ||
         dv_plan_compile(g, 0, cfg, &p0, &err) != DV_OK ||
         dv_plan_ref_run(p0, in, nin, &vals0, &err) != DV_OK) {
         rc = cli_fail(&err);
@@ -284,8 +285,9 @@ static int run_ref(const compile_opts *o, dv_graph *g, const dv_plan *plan, cons
             match = close_enough(got, &want[k], &dw);
         }
         if (!o->json) {
-            printf("ref: output '%s': -O%d vs -O0 max |diff| %.3g %s", got->name, plan->opt, d0,
-                   same ? "ok" : "MISMATCH");
+            printf("ref: output '%s': -O%d plan (operators' parameters) vs -O0 (node reference) max |diff| "
+                   "%.3g %s",
+                   got->name, plan->opt, d0, same ? "ok" : "MISMATCH");
             if (have_data)
                 printf(", vs expected max |diff| %.3g %s", dw, match ? "ok" : "MISMATCH");
             printf("\n");

@@ -51,7 +51,8 @@ dv_status cc_count_consumers(cctx *c);
 int cc_sole_consumer(const cctx *c, int t);
 
 /* Lowering (compile_lower.c; the Cube operators in compile_ops.c). */
-bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why, size_t len);
+bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why,
+                    size_t len);
 dv_plan_step *cc_make_step(cctx *c, dv_step_kind k, const char *op, const int *in, unsigned nin,
                            const int *out, unsigned nout, const int *nodes, unsigned nnodes);
 dv_status cc_host_step(cctx *c, unsigned ni, const char *why);

@@ -175,7 +175,7 @@ dv_gnode *dv_graph_add_node(dv_graph *g, const char *name, dv_gop op, unsigned n
 
 int64_t dv_gtensor_count(const dv_gtensor *t)
 {
-    if (t->rank < 0)
+    if (!t || t->rank < 0)
         return -1;
     int64_t c = 1;
     for (int i = 0; i < t->rank; i++) {

@@ -110,7 +110,7 @@ int dv_graph_find_tensor(const dv_graph *g, const char *name);
  * attributes (zeroed); NULL when memory ran out. */
 dv_gnode *dv_graph_add_node(dv_graph *g, const char *name, dv_gop op, unsigned nin, unsigned nout,
                             unsigned nattr);
-/* Elements of a tensor of known shape (1 for rank 0); -1 if a dim is unknown or the count exceeds
+/* Elements of a tensor of known shape (1 for rank 0); -1 if t is NULL, a dim is unknown or the count exceeds
  * DV_G_MAX_ELEMS. */
 int64_t dv_gtensor_count(const dv_gtensor *t);
 /* "[2,3,?]" into buf. */

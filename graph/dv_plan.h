@@ -107,6 +107,11 @@ void dv_plan_destroy(dv_plan *p);
  * with every tensor's value. */
 dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
                           dv_error *err);
+/* The same run with every device step computed from its operator
+ * parameters alone (plan_exec.c), host steps by their nodes' reference:
+ * what checks that lowering and fusion chose the right parameters. */
+dv_status dv_plan_exec_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
+                           dv_error *err);
 /* Graph output k's value in values (from dv_plan_ref_run). */
 const dv_gtensor *dv_plan_ref_output(const dv_plan *p, const dv_graph *values, unsigned k);
 

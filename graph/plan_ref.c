@@ -5,20 +5,12 @@
  * computed when first read; a step reading a tensor that no earlier step
  * made is an error, so the step order itself is checked.  Layout steps move
  * no values: the reference is logical. */
-#include "dv_graph_ref.h"
-#include "dv_plan.h"
+#include "plan_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pref {
-    dv_graph *v;
-    int *producer;  /* graph tensor -> node */
-    bool *has_step; /* node -> some step computes it */
-    dv_error *err;
-} pref;
-
-static dv_status ensure(pref *r, int t, unsigned depth)
+dv_status pref_ensure(pref *r, int t, unsigned depth)
 {
     dv_gtensor *x = &r->v->t[t];
     if (x->data)
@@ -30,15 +22,31 @@ static dv_status ensure(pref *r, int t, unsigned depth)
     const dv_gnode *nd = &r->v->n[n];
     for (unsigned k = 0; k < nd->nin; k++)
         if (nd->in[k] >= 0) {
-            dv_status st = ensure(r, nd->in[k], depth + 1);
+            dv_status st = pref_ensure(r, nd->in[k], depth + 1);
             if (st != DV_OK)
                 return st;
         }
     return dv_ref_node(r->v, (unsigned)n, true, r->err);
 }
 
-dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
-                          dv_error *err)
+dv_status pref_nodes(pref *r, const dv_plan_step *step)
+{
+    dv_status st = DV_OK;
+    for (unsigned k = 0; st == DV_OK && k < step->nnodes; k++) {
+        const dv_gnode *nd = &r->v->n[step->nodes[k]];
+        for (unsigned j = 0; st == DV_OK && j < nd->nin; j++) {
+            int t = nd->in[j];
+            if (t >= 0 && !r->v->t[t].data) /* made by an earlier node of this step, or it must be there */
+                st = pref_ensure(r, t, 0);
+        }
+        if (st == DV_OK)
+            st = dv_ref_node(r->v, (unsigned)step->nodes[k], true, r->err);
+    }
+    return st;
+}
+
+dv_status pref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
+                   dv_error *err, pref_step_fn step_fn)
 {
     *values = NULL;
     const dv_graph *g = p->g;
@@ -48,11 +56,12 @@ dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned n
     if (ninputs != g->ninputs)
         return dv_error_set(err, DV_ERR_INPUT, "%s: the graph has %u inputs, %u given", g->file, g->ninputs,
                             ninputs);
-    pref r = {.v = dv_graph_clone(g), .err = err};
+    pref r = {.p = p, .v = dv_graph_clone(g), .err = err};
+    r.pv = calloc(p->ntensors + 1, sizeof *r.pv);
     r.producer = malloc((g->ntensors + 1) * sizeof *r.producer);
     r.has_step = calloc(g->nnodes + 1, sizeof *r.has_step);
     dv_status st = DV_OK;
-    if (!r.v || !r.producer || !r.has_step)
+    if (!r.v || !r.producer || !r.has_step || !r.pv)
         st = dv_error_set(err, DV_ERR_NOMEM, "out of memory");
     for (unsigned k = 0; st == DV_OK && k < ninputs; k++) {
         dv_gtensor *t = &r.v->t[r.v->inputs[k]];
@@ -77,25 +86,15 @@ dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned n
             for (unsigned k = 0; k < p->s[s].nnodes; k++)
                 r.has_step[p->s[s].nodes[k]] = true;
     }
-    for (unsigned s = 0; st == DV_OK && s < p->nsteps; s++) {
-        const dv_plan_step *step = &p->s[s];
-        for (unsigned k = 0; st == DV_OK && k < step->nnodes; k++) {
-            const dv_gnode *nd = &r.v->n[step->nodes[k]];
-            for (unsigned j = 0; st == DV_OK && j < nd->nin; j++) {
-                int t = nd->in[j];
-                if (t < 0 || r.v->t[t].data)
-                    continue;
-                /* an input made by an earlier node of this step is already there; others must be */
-                st = ensure(&r, t, 0);
-            }
-            if (st == DV_OK)
-                st = dv_ref_node(r.v, (unsigned)step->nodes[k], true, err);
-        }
-    }
+    for (unsigned s = 0; st == DV_OK && s < p->nsteps; s++)
+        st = step_fn ? step_fn(&r, &p->s[s]) : pref_nodes(&r, &p->s[s]);
     for (unsigned k = 0; st == DV_OK && k < g->noutputs; k++)
-        st = ensure(&r, g->outputs[k], 0);
+        st = pref_ensure(&r, g->outputs[k], 0);
     free(r.producer);
     free(r.has_step);
+    for (unsigned i = 0; r.pv && i < p->ntensors; i++)
+        free(r.pv[i]);
+    free(r.pv);
     if (st != DV_OK) {
         dv_graph_error_clean(err);
         dv_graph_destroy(r.v);
@@ -103,6 +102,12 @@ dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned n
     }
     *values = r.v;
     return DV_OK;
+}
+
+dv_status dv_plan_ref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
+                          dv_error *err)
+{
+    return pref_run(p, inputs, ninputs, values, err, NULL);
 }
 
 const dv_gtensor *dv_plan_ref_output(const dv_plan *p, const dv_graph *values, unsigned k)

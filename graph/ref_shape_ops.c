@@ -19,7 +19,7 @@ static void copy_values(dv_graph *g, const dv_gnode *n, const dv_gtensor *x)
 /* Ints from a constant input (an int64 tensor's values), or NULL (count 0) when it has no value. */
 static bool input_ints(const dv_gtensor *t, int64_t *out, size_t max, size_t *count)
 {
-    int64_t c = dv_gtensor_count(t);
+    int64_t c = t ? dv_gtensor_count(t) : -1;
     if (!t || !t->data || c < 0 || (size_t)c > max)
         return false;
     for (int64_t i = 0; i < c; i++) {

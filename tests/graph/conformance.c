@@ -74,7 +74,7 @@ static bool run_test(const char *dir, dv_graph *g, char *why, size_t len, bool *
             nin++;
     }
     if (dv_plan_compile(g, 2, NULL, &plan, &err) != DV_OK ||
-        dv_plan_ref_run(plan, in, nin, &vals, &err) != DV_OK) {
+        dv_plan_exec_run(plan, in, nin, &vals, &err) != DV_OK) {
         snprintf(why, len, "%s", err.msg);
         *rejected = strstr(err.msg, "not supported") != NULL;
         goto out;
