@@ -80,7 +80,8 @@ dv_plan_step *cc_make_step(cctx *c, dv_step_kind k, const char *op, const int *i
     s->nnodes = nnodes;
     memcpy(s->in, in, nin * sizeof *in);
     memcpy(s->out, out, nout * sizeof *out);
-    memcpy(s->nodes, nodes, nnodes * sizeof *nodes);
+    if (nnodes) /* a host bias_add covers no node (nodes NULL) */
+        memcpy(s->nodes, nodes, nnodes * sizeof *nodes);
     for (unsigned i = 0; i < nin; i++)
         s->gm_bytes += c->p->t[in[i]].bytes;
     for (unsigned i = 0; i < nout; i++)
