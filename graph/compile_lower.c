@@ -163,8 +163,11 @@ static dv_status lower_elementwise(cctx *c, unsigned ni)
         bool same = a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims);
         if (!same)
             return cc_host_step(c, ni, "broadcasting Add (dvsim's add takes two tensors of one size)");
-        if (cc_layout_of(c, n->in[1]) != l || g->t[n->in[1]].data || g->t[n->in[0]].data)
+        dv_tlayout l1 = cc_layout_of(c, n->in[1]);
+        if (g->t[n->in[1]].data || g->t[n->in[0]].data)
             l = DV_TL_ND;
+        else if (l1 != l && c->memo[n->in[1]][l] < 0) /* a residual: use a copy one input already has */
+            l = c->memo[n->in[0]][l1] >= 0 ? l1 : DV_TL_ND;
     }
     if (l == DV_TL_NC1HWC0 && g->t[n->in[0]].rank != 4)
         l = DV_TL_ND;
