@@ -48,6 +48,8 @@ int cmd_profile(int argc, char **argv);
 void cmd_profile_help(FILE *out);
 int cmd_diff(int argc, char **argv);
 void cmd_diff_help(FILE *out);
+int cmd_compile(int argc, char **argv);
+void cmd_compile_help(FILE *out);
 int cmd_sweep(int argc, char **argv);
 void cmd_sweep_help(FILE *out);
 int cmd_rt(int argc, char **argv);

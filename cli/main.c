@@ -38,6 +38,8 @@ static const cli_command commands[] = {
     {"pmu-dump", "print a PMU sample file (from run --pmu-period) as CSV or JSON", cmd_pmu_dump,
      cmd_pmu_dump_help},
     {"isa", "print the instruction set (or its Markdown reference page)", cmd_isa, cmd_isa_help},
+    {"compile", "compile an ONNX model (fusion, layouts, GM plan) into a .dvm; --ref checks it on the CPU",
+     cmd_compile, cmd_compile_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
