@@ -11,7 +11,7 @@ import sys
 # (sim's engine and units headers are the interfaces between its sub-folders;
 # kernels/*.h are shared by the operators' folders)
 PUBLIC = ["base/*.h", "isa/dv_*.h", "perfcounters/*.h", "memhier/*.h", "sim/*.h", "sim/config/dv_config.h", "sim/sanitize/dv_*.h",
-          "sim/engine/*.h", "sim/units/*.h", "kernels/*.h", "runtime/dv_*.h", "viz/trace/*.h", "viz/dv_*.h", "cli/*.h"]
+          "sim/engine/*.h", "sim/units/*.h", "kernels/*.h", "runtime/dv_*.h", "graph/dv_*.h", "viz/trace/*.h", "viz/dv_*.h", "cli/*.h"]
 
 
 def main(argv):
