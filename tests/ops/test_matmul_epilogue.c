@@ -16,6 +16,7 @@
 #include "dv_sanitize.h"
 #include "dv_test_main.h"
 #include "ops_run.h"
+#include "ops_san.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -104,27 +105,6 @@ START_TEST(test_mix_timing_only)
 }
 END_TEST
 
-typedef struct watch {
-    dv_san *san;
-    bool added;
-} watch;
-
-static dv_status begin(void *user, dv_opr_run *r, dv_error *err)
-{
-    watch *w = user;
-    for (unsigned i = 0; !w->added && i < r->ntensors; i++)
-        if (dv_san_add_tensor(w->san, r->t[i].name, r->t[i].addr, r->t[i].bytes, false, err) != DV_OK)
-            return err->status;
-    w->added = true;
-    return dv_san_attach(w->san, dv_opr_sim(r), err);
-}
-
-static void end(void *user, dv_opr_run *r, const dv_run_result *res)
-{
-    watch *w = user;
-    dv_san_finish(w->san, dv_opr_sim(r), res);
-}
-
 /* One run of matmul db on cfg with data, under the sanitizer; returns its
  * findings, the check asserted passed. */
 static size_t sanitized_run(const dv_chip_config *cfg, const char *dtype, const char *shape, uint64_t blocks)
@@ -137,8 +117,8 @@ static size_t sanitized_run(const dv_chip_config *cfg, const char *dtype, const 
                     .cfg = cfg,
                     .data = true,
                     .max_cycles = 200000000ull,
-                    .launch_begin = begin,
-                    .launch_end = end,
+                    .launch_begin = watch_begin,
+                    .launch_end = watch_end,
                     .launch_user = &w};
     dv_opjob_result r;
     ck_assert_int_eq(dv_opjob_run(&job, &r, &err), DV_OK);

@@ -6,6 +6,7 @@
  * kernels that must not be clean). */
 #include "dv_opjob.h"
 #include "dv_sanitize.h"
+#include "ops_san.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -41,27 +42,6 @@ static const char *const *shapes_of(const char *op)
     return dflt;
 }
 
-typedef struct watch {
-    dv_san *san;
-    bool added;
-} watch;
-
-static dv_status begin(void *user, dv_opr_run *r, dv_error *err)
-{
-    watch *w = user;
-    for (unsigned i = 0; !w->added && i < r->ntensors; i++)
-        if (dv_san_add_tensor(w->san, r->t[i].name, r->t[i].addr, r->t[i].bytes, false, err) != DV_OK)
-            return err->status;
-    w->added = true;
-    return dv_san_attach(w->san, dv_opr_sim(r), err);
-}
-
-static void end(void *user, dv_opr_run *r, const dv_run_result *res)
-{
-    watch *w = user;
-    dv_san_finish(w->san, dv_opr_sim(r), res);
-}
-
 static unsigned runs, clean;
 
 static void check_one(const dv_operator *op, const char *chip, const char *variant, const char *dtype,
@@ -77,8 +57,8 @@ static void check_one(const dv_operator *op, const char *chip, const char *varia
                     .cfg = &cfg,
                     .data = data,
                     .max_cycles = 200000000ull,
-                    .launch_begin = begin,
-                    .launch_end = end,
+                    .launch_begin = watch_begin,
+                    .launch_end = watch_end,
                     .launch_user = &w};
     dv_opjob_result r;
     dv_status st = dv_opjob_run(&job, &r, &err);
