@@ -376,12 +376,11 @@ static int attach(run_state *rs, dv_sim *sim, const dv_opr_run *opr)
         return cli_usage_error(cmd, "--pmu follows one launch; %s runs %u (variant %s)", opr->op->name,
                                opr->launches, dv_opr_variant(opr));
     run_title(o, opr, sim, rs->title, sizeof rs->title);
-    if (opr && opr->launches > 1 &&
-        (o->trace.path || rs->hooks)) /* the trace and the window follow one simulation */
-        return cli_usage_error(cmd, "%s%s follows one launch; %s runs %u (variant %s)",
-                               rs->hooks ? "dvsim " : "", rs->hooks ? rs->hooks->cmd : "--trace",
+    if (opr && opr->launches > 1 && rs->hooks) /* the window follows one simulation */
+        return cli_usage_error(cmd, "dvsim %s follows one launch; %s runs %u (variant %s)", rs->hooks->cmd,
                                opr->op->name, opr->launches, dv_opr_variant(opr));
-    if (!(opr && opr->launches > 1) && (rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
+    /* the trace follows every launch (launch_begin, launch_end) */
+    if ((rc = run_trace_begin(&rs->rt, &o->trace, sim, rs->title)) != 0)
         return rc;
     if (rs->hooks && (rc = rs->hooks->before(rs->hooks->user, sim, rs->title)) != 0)
         return rc;
@@ -396,6 +395,26 @@ static void checking(void *user, dv_opr_run *r)
     run_state *rs = user;
     rs->prog.last = 0; /* a new phase shows at once */
     run_progress_say(&rs->prog, "checking the outputs against the reference (%s)", r->op->name);
+}
+
+/* Every launch of an operator: the sanitizer's watch, and the trace of a
+ * run of several launches (each in its own simulation: the trace takes the
+ * next one's events on from where the last one ended). */
+static dv_status launch_begin(void *user, dv_opr_run *r, dv_error *err)
+{
+    run_state *rs = user;
+    dv_status st = run_san_launch_begin(&rs->san, r, err);
+    if (st == DV_OK && r->nlaunched > 0 && rs->rt.tj)
+        st = dv_sim_add_hooks(dv_opr_sim(r), dv_tjson_hooks(rs->rt.tj), err);
+    return st;
+}
+
+static void launch_end(void *user, dv_opr_run *r, const dv_run_result *res)
+{
+    run_state *rs = user;
+    run_san_launch_end(&rs->san, r, res);
+    if (rs->rt.tj && r->launches > 1)
+        dv_tjson_end_launch(rs->rt.tj, res);
 }
 
 static dv_status attach_operator(void *user, dv_opr_run *r, dv_error *err)
@@ -547,7 +566,9 @@ static int run_operator(run_state *rs, const dv_operator *op, const dv_chip_conf
     int rc = operator_request(rs->o, op, &job.req);
     if (rc)
         return rc;
-    run_san_job(&rs->san, &job);
+    job.launch_begin = launch_begin;
+    job.launch_end = launch_end;
+    job.launch_user = rs;
     dv_opjob_result jr;
     dv_error err = {DV_OK, ""};
     if (dv_opjob_run(&job, &jr, &err) != DV_OK) {

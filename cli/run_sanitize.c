@@ -25,9 +25,11 @@ void run_san_free(run_san *rs)
     rs->san = NULL;
 }
 
-static dv_status launch_begin(void *user, dv_opr_run *r, dv_error *err)
+dv_status run_san_launch_begin(void *user, dv_opr_run *r, dv_error *err)
 {
     run_san *rs = user;
+    if (!rs->san)
+        return DV_OK;
     if (!rs->tensors_added) {
         for (unsigned i = 0; i < r->ntensors; i++) {
             dv_status st = dv_san_add_tensor(rs->san, r->t[i].name, r->t[i].addr, r->t[i].bytes, false, err);
@@ -39,9 +41,11 @@ static dv_status launch_begin(void *user, dv_opr_run *r, dv_error *err)
     return dv_san_attach(rs->san, dv_opr_sim(r), err);
 }
 
-static void launch_end(void *user, dv_opr_run *r, const dv_run_result *res)
+void run_san_launch_end(void *user, dv_opr_run *r, const dv_run_result *res)
 {
     run_san *rs = user;
+    if (!rs->san)
+        return;
     dv_san_finish(rs->san, dv_opr_sim(r), res);
 }
 
@@ -49,8 +53,8 @@ void run_san_job(run_san *rs, dv_opjob *job)
 {
     if (!rs->san)
         return;
-    job->launch_begin = launch_begin;
-    job->launch_end = launch_end;
+    job->launch_begin = run_san_launch_begin;
+    job->launch_end = run_san_launch_end;
     job->launch_user = rs;
 }
 

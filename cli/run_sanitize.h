@@ -20,6 +20,10 @@ int run_san_create(run_san *rs, unsigned checks);
 void run_san_free(run_san *rs);
 /* Sets a job up so that every launch of the operator is watched. */
 void run_san_job(run_san *rs, dv_opjob *job);
+/* The two observers run_san_job sets (user: the run_san), for a caller
+ * that has other observers of each launch too; nothing without --sanitize. */
+dv_status run_san_launch_begin(void *user, dv_opr_run *r, dv_error *err);
+void run_san_launch_end(void *user, dv_opr_run *r, const dv_run_result *res);
 /* The findings, one line each, then the summary (text) on out, or nothing
  * with json (run_san_json gives the object).  Returns 1 when something was
  * found (a line on stderr says so and that the results are otherwise

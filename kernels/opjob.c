@@ -129,6 +129,8 @@ static void total_chip_stats(dv_opjob_result *o, const dv_chip_config *cfg)
                      i);
         dv_stats_add(l, "MACs", "this launch's Cube multiply-accumulates", (double)x->macs, true,
                      "op.launch%u.cube_macs", i);
+        dv_stats_add(l, "count", "this launch's instructions, every pipe of every core", (double)x->insns,
+                     true, "op.launch%u.instructions", i);
         dv_stats_add(l, "%", "this launch's mean Cube utilisation (chip.cube.utilisation_avg_pct)",
                      x->cube_avg_pct, false, "op.launch%u.cube_utilisation_avg_pct", i);
         dv_stats_add(l, "%", "this launch's mean Vector busy time (chip.vector.utilisation_avg_pct)",

@@ -9,7 +9,9 @@
  * writer rounds them); every flow id has exactly one "s" and one "f", the
  * "s" no later than the "f", each inside a slice (or instant) of its lane;
  * counters carry numbers.  With --stats, the X slices of each core's pipe
- * lanes equal core<i>.<pipe>.instructions of that run; with --stop, the
+ * lanes equal core<i>.<pipe>.instructions of that run (a run of several
+ * launches: each launch's slices, in its span of the time axis, equal its
+ * op.launch<i>.instructions); with --stop, the
  * run's stop reason (otherData.stop) is NAME.  Prints one line of totals;
  * exit 0 if all holds, 1 with the first problems on stderr. */
 #include <cjson/cJSON.h>
@@ -270,7 +272,7 @@ static cJSON *load_json(const char *path)
 }
 
 typedef struct totals {
-    size_t events, slices, counters, instants, lanes, flow_pairs, matched;
+    size_t events, slices, counters, instants, lanes, flow_pairs, matched, launches_matched;
 } totals;
 
 /* Names first: metadata may come anywhere. */
@@ -438,13 +440,87 @@ static void check_flows(totals *n)
     }
 }
 
+static double stat_value(const cJSON *st, const char *key, bool *have)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, key), "value");
+    *have = cJSON_IsNumber(v);
+    return *have ? v->valuedouble : 0;
+}
+
+/* The end of the last launch, in ns. */
+static double d_total_ns(const cJSON *st, unsigned launches, double mhz)
+{
+    double cycles = 0;
+    for (unsigned i = 0; i < launches; i++) {
+        char key[64];
+        bool have;
+        snprintf(key, sizeof key, "op.launch%u.cycles", i);
+        cycles += stat_value(st, key, &have);
+    }
+    return (double)(long long)(cycles * 1000 / mhz);
+}
+
+/* A run of several launches (op.launches > 1): each launch's slices lie
+ * after the launches before it on the time axis (op.launch<i>.cycles at
+ * otherData.clock_mhz), and their count over every pipe lane of every core
+ * is op.launch<i>.instructions (the per-core figures are the last launch's
+ * only).  A slice at a boundary can be either launch's (the last set or
+ * wait of one sits at the cycle it ends, the first instruction of the next
+ * at that same cycle), so each launch's count lies between the slices
+ * strictly inside its span and those on its closed span, and the total is
+ * exact. */
+static void check_launches(const cJSON *st, unsigned launches, double mhz, totals *n)
+{
+    double base = 0;
+    long long total = 0, want_total = 0, end_ns = (long long)d_total_ns(st, launches, mhz);
+    for (unsigned i = 0; i < launches; i++) {
+        char key[64];
+        bool have_c, have_i;
+        snprintf(key, sizeof key, "op.launch%u.cycles", i);
+        double cycles = stat_value(st, key, &have_c);
+        snprintf(key, sizeof key, "op.launch%u.instructions", i);
+        long long want = (long long)stat_value(st, key, &have_i);
+        if (!have_c || !have_i) {
+            problem("%s or its cycles missing from the statistics", key);
+            return;
+        }
+        long long lo = (long long)(base * 1000 / mhz), hi = (long long)((base + cycles) * 1000 / mhz);
+        long long inside = 0, closed = 0;
+        for (int c = 0; c < MAX_CORES; c++)
+            for (int k = 0; k < NPIPES && k < LANES; k++)
+                for (size_t j = 0; j < lanes[c][k].n; j++) {
+                    long long ts = lanes[c][k].s[j].ts;
+                    inside += ts > lo && ts < hi;
+                    closed += ts >= lo && ts <= hi;
+                    total += i == 0 && ts <= end_ns;
+                }
+        if (want < inside || want > closed)
+            problem("%s = %lld but the trace has %lld to %lld slices in [%lld, %lld] ns", key, want, inside,
+                    closed, lo, hi);
+        else
+            n->launches_matched++;
+        want_total += want;
+        base += cycles;
+    }
+    if (total != want_total)
+        problem("the launches' instructions sum to %lld but the trace has %lld slices within the run",
+                want_total, total);
+}
+
 /* Slices per lane against the run's statistics; false if unreadable. */
-static bool check_stats(const char *stats_path, totals *n)
+static bool check_stats(const char *stats_path, double mhz, totals *n)
 {
     cJSON *st = load_json(stats_path);
     if (!st) {
         fprintf(stderr, "trace_check: cannot read %s\n", stats_path);
         return false;
+    }
+    bool have;
+    double launches = stat_value(st, "op.launches", &have);
+    if (have && launches > 1) {
+        check_launches(st, (unsigned)launches, mhz > 0 ? mhz : 1000, n);
+        cJSON_Delete(st);
+        return true;
     }
     for (int c = 0; c < MAX_CORES; c++) {
         for (int k = 0; k < NPIPES; k++) {
@@ -534,13 +610,16 @@ int main(int argc, char **argv)
     if (want_stop && (!cJSON_IsString(stop) || strcmp(stop->valuestring, want_stop) != 0))
         problem("the run's stop is '%s', not '%s'", cJSON_IsString(stop) ? stop->valuestring : "?",
                 want_stop);
-    if (stats_path && !check_stats(stats_path, &n))
+    const cJSON *mhz =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "otherData"), "clock_mhz");
+    if (stats_path && !check_stats(stats_path, cJSON_IsNumber(mhz) ? mhz->valuedouble : 1000, &n))
         return 1;
     printf("%s: %s: %zu events, %zu slices on %zu lanes, %zu flows, %zu counter samples, %zu instants",
            problems ? "trace_check FAILED" : "trace ok", path, n.events, n.slices, n.lanes, n.flow_pairs,
            n.counters, n.instants);
     if (stats_path)
-        printf("; %zu lanes match %s", n.matched, stats_path);
+        printf(n.launches_matched ? "; %zu launches match %s" : "; %zu lanes match %s",
+               n.launches_matched ? n.launches_matched : n.matched, stats_path);
     if (cJSON_IsString(stop))
         printf("; stop: %s", stop->valuestring);
     printf("\n");

@@ -3,7 +3,7 @@
 # `dvsim ops` lists (small shapes) and validates each trace against the run's
 # stats.json.  Operators this script does not know get small shapes from
 # their parameter ranges.  A variant made of several launches is reported
-# and skipped: --trace follows one launch.
+# too: its launches follow one another on one time axis.
 set -u
 D=$1 TC=$2 DIR=$3
 rm -rf "$DIR" && mkdir -p "$DIR" || exit 1
@@ -59,6 +59,9 @@ check matmul-db-910b matmul --variant db --shape M=96,N=80,K=64 --chip ascend910
 check matmul-s8-910b matmul --variant pipelined --dtype s8-req --shape M=64,N=64,K=64 --chip ascend910b
 check add-910b add --shape N=8192 --dtype f32 --chip ascend910b
 check matmul-310 matmul --variant tiled --shape M=64,N=64,K=128 --chip ascend310
+# Several launches in one trace: split-K's product (AIC) and reduction (AIV)
+# on a split chip, each launch's slices after the last one's.
+check matmul-splitk-910b3 matmul --shape M=64,N=64,K=4096,KS=4 --chip ascend910b3
 # A mix kernel (AIC + 2 AIVs, cross-core flags), if the operator is there.
 if echo "$ops" | grep -qx attention; then
     check attention-910b attention --shape "$(shape_of attention)" --chip ascend910b

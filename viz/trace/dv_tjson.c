@@ -36,10 +36,11 @@ static void meta(dv_tjson *t, const char *name, unsigned core, int lane, const c
     tj_puts(t, "{\"ph\":\"M\",\"name\":\"");
     tj_puts(t, name);
     tj_puts(t, "\",\"pid\":");
-    tj_u64(t, core + 1);
+    uint64_t pid = core < t->ncores && t->pid ? t->pid[core] : core + 1;
+    tj_u64(t, pid);
     if (lane >= 0) {
         tj_puts(t, ",\"tid\":");
-        tj_u64(t, (uint64_t)(core + 1) * 100 + (unsigned)lane);
+        tj_u64(t, pid * 100 + (unsigned)lane);
     }
     tj_puts(t, ",\"args\":{\"");
     tj_puts(t, key);
@@ -254,6 +255,31 @@ static int flag_index(const dv_trace_flag *ev)
 
 static void on_counters(void *user, unsigned core, const dv_tcount_window *w);
 
+/* Core i of this launch takes the pid its name had in an earlier launch
+ * (*known), or the next one: pids stay 1..ncores for one launch. */
+static bool assign_pid(dv_tjson *t, unsigned i, const char *name, bool *known)
+{
+    for (unsigned k = 0; k < t->npids; k++)
+        if (strcmp(t->pid_names[k], name) == 0) {
+            t->pid[i] = k + 1;
+            *known = true;
+            return true;
+        }
+    if (t->npids == t->cappids) {
+        unsigned cap = t->cappids ? 2 * t->cappids : 64;
+        char(*nn)[64] = realloc(t->pid_names, cap * sizeof *nn);
+        if (!nn) {
+            tj_fail(t, "out of memory");
+            return false;
+        }
+        t->pid_names = nn;
+        t->cappids = cap;
+    }
+    snprintf(t->pid_names[t->npids], sizeof t->pid_names[0], "%s", name);
+    t->pid[i] = ++t->npids;
+    return true;
+}
+
 static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
 {
     (void)err; /* a trace that cannot be written says so when it ends (tj_fail) */
@@ -270,7 +296,8 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
     t->text = calloc(t->ntext ? t->ntext : 1, sizeof *t->text);
     uint64_t period = t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD;
     t->counters = dv_tcount_create(t->ncores, period, on_counters, t);
-    if (!t->cores || !t->text || !t->counters) {
+    t->pid = calloc(t->ncores ? t->ncores : 1, sizeof *t->pid);
+    if (!t->cores || !t->text || !t->counters || !t->pid) {
         tj_fail(t, "out of memory");
         free(t->cores);
         t->cores = NULL;
@@ -282,6 +309,13 @@ static dv_status on_launch(void *user, const dv_sim *sim, dv_error *err)
         dv_sim_core_info(sim, i, &c);
         char name[64], label[64];
         name_core(&c, i, name, sizeof name, label, sizeof label);
+        bool known = false;
+        if (!assign_pid(t, i, name, &known))
+            return DV_OK;
+        if (known) { /* a later launch on a core an earlier one named */
+            t->cores[i].scalar_set_flag = -1;
+            continue;
+        }
         meta(t, "process_name", i, -1, "name", name, 0);
         meta(t, "process_labels", i, -1, "labels", label, 0);
         meta(t, "process_sort_index", i, -1, "sort_index", NULL, i);
@@ -550,15 +584,29 @@ const dv_sim_hooks *dv_tjson_hooks(dv_tjson *t)
     return &t->hooks;
 }
 
-static void free_all(dv_tjson *t)
+/* What one launch's simulation needed: its cores, its text, its counters. */
+static void free_launch(dv_tjson *t)
 {
     for (size_t i = 0; t->text && i < t->ntext; i++)
         free(t->text[i]);
     free(t->text);
+    t->text = NULL;
+    t->ntext = 0;
     for (unsigned i = 0; t->cores && i < t->ncores; i++)
         free(t->cores[i].dangling);
     free(t->cores);
+    t->cores = NULL;
+    free(t->pid);
+    t->pid = NULL;
+    t->ncores = 0;
     dv_tcount_destroy(t->counters);
+    t->counters = NULL;
+}
+
+static void free_all(dv_tjson *t)
+{
+    free_launch(t);
+    free(t->pid_names);
     tj_close(t);
     free(t);
 }
@@ -621,23 +669,27 @@ static void other_data(dv_tjson *t, const dv_run_result *res)
         tj_u64(t, t->mhz);
     }
     const dv_obj_kernel *k = t->sim ? dv_sim_kernel(t->sim) : NULL;
-    if (k) {
+    if (k || t->kernels[0]) {
         tj_puts(t, ",\"kernel\":");
-        tj_jstr(t, k->name);
+        tj_jstr(t, k ? k->name : t->kernels);
+    }
+    if (t->launches > 1) {
+        tj_puts(t, ",\"launches\":");
+        tj_u64(t, t->launches);
     }
     tj_puts(t, ",\"cores\":");
-    tj_u64(t, t->ncores);
+    tj_u64(t, t->launches ? t->npids : t->ncores);
     if (res) {
         tj_puts(t, ",\"cycles\":");
-        tj_u64(t, res->cycles);
+        tj_u64(t, t->launches ? t->base : res->cycles);
         tj_puts(t, ",\"stop\":");
         tj_jstr(t, dv_stop_name(res->stop));
     }
     tj_puts(t, ",\"window_start_cycle\":");
-    tj_u64(t, t->w0);
-    if (t->w1 != UINT64_MAX) {
+    tj_u64(t, t->opt.window_start);
+    if (t->opt.window_end) {
         tj_puts(t, ",\"window_end_cycle\":");
-        tj_u64(t, t->w1);
+        tj_u64(t, t->opt.window_end);
     }
     tj_puts(t, ",\"counter_period_cycles\":");
     tj_u64(t, t->opt.counter_period ? t->opt.counter_period : DV_TJSON_DEFAULT_PERIOD);
@@ -649,6 +701,34 @@ static void other_data(dv_tjson *t, const dv_run_result *res)
         dv_buf_free(&ini);
     }
     tj_puts(t, "}}\n");
+}
+
+/* The launch-local window: the global one shifted by the launches before. */
+static void local_window(dv_tjson *t)
+{
+    uint64_t w0 = t->opt.window_start, w1 = t->opt.window_end;
+    t->w0 = w0 > t->base ? w0 - t->base : 0;
+    t->w1 = !w1 ? UINT64_MAX : w1 > t->base ? w1 - t->base : 0;
+}
+
+void dv_tjson_end_launch(dv_tjson *t, const dv_run_result *res)
+{
+    if (t->cores)
+        close_run(t, res);
+    if (t->cfg) {
+        t->cfg_kept = *t->cfg;
+        t->cfg = &t->cfg_kept;
+    }
+    const dv_obj_kernel *k = t->sim ? dv_sim_kernel(t->sim) : NULL;
+    size_t n = strlen(t->kernels);
+    if (k && n + 2 < sizeof t->kernels)
+        snprintf(t->kernels + n, sizeof t->kernels - n, "%s%s", n ? "," : "", k->name);
+    free_launch(t);
+    t->sim = NULL;
+    t->obj = NULL;
+    t->launches++;
+    t->base += res ? res->cycles : 0;
+    local_window(t);
 }
 
 dv_status dv_tjson_finish(dv_tjson *t, const dv_run_result *res, dv_tjson_totals *totals, dv_error *err)

@@ -47,6 +47,16 @@ typedef struct dv_tjson_totals {
  * run could not start), fills totals (may be NULL) and frees t.  DV_ERR_IO
  * if any write failed (the partial file is removed). */
 dv_status dv_tjson_finish(dv_tjson *t, const dv_run_result *res, dv_tjson_totals *totals, dv_error *err);
+/* A run of several launches, each in its own simulation (an operator's
+ * split-K product and reduction, an unfused conv2d), in one file: after a
+ * launch ends, before its simulation goes, this closes its slices and
+ * flows; the next simulation takes the hooks again (dv_sim_add_hooks) and
+ * its events follow on the same time axis, from the cycle this one ended
+ * (res->cycles after the cycles of the launches before).  A core keeps its
+ * lanes (pid) across launches when it has the same name.  The window
+ * (dv_tjson_options) is in the run's cycles.  dv_tjson_finish then ends the
+ * file (its res: the last launch's; otherData.cycles: the sum). */
+void dv_tjson_end_launch(dv_tjson *t, const dv_run_result *res);
 /* Removes the temporary file and frees t. */
 void dv_tjson_discard(dv_tjson *t);
 

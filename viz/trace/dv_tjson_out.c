@@ -158,6 +158,7 @@ void tj_jstr(dv_tjson *t, const char *str)
 /* Nanoseconds at the chip clock, rounded down. */
 uint64_t tj_ns(const dv_tjson *t, uint64_t cycle)
 {
+    cycle += t->base;
     return t->mhz == 1000 ? cycle : cycle * 1000 / t->mhz;
 }
 
@@ -178,9 +179,10 @@ void tj_event_start(dv_tjson *t, char ph, unsigned core, unsigned lane, uint64_t
     char head[] = "{\"ph\":\"?\",\"pid\":";
     head[7] = ph;
     tj_put(t, head, sizeof head - 1);
-    tj_u64(t, core + 1);
+    uint64_t pid = core < t->ncores && t->pid ? t->pid[core] : core + 1;
+    tj_u64(t, pid);
     tj_puts(t, ",\"tid\":");
-    tj_u64(t, (uint64_t)(core + 1) * 100 + lane);
+    tj_u64(t, pid * 100 + lane);
     tj_puts(t, ",\"ts\":");
     tj_us(t, tj_ns(t, cycle));
     t->tot.events++;

@@ -65,6 +65,17 @@ struct dv_tjson {
     unsigned ncores;
     core_state *cores;
     dv_tcount *counters;
+    /* Several launches in one file (dv_tjson_end_launch): the cycles of
+     * the launches before this one, where this one's cycle 0 lies; the
+     * window in this launch's cycles; a pid per core of this launch (the
+     * same core name keeps its pid from launch to launch). */
+    uint64_t base;
+    unsigned launches; /* ended by dv_tjson_end_launch */
+    unsigned *pid;     /* per core of this launch */
+    char (*pid_names)[64];
+    unsigned npids, cappids;
+    dv_chip_config cfg_kept; /* the chip of an ended launch (its simulation goes) */
+    char kernels[256];       /* the ended launches' kernels, comma-separated */
     const dv_obj *obj;
     char **text; /* per instruction of .text: its name and static args, JSON */
     size_t ntext;
