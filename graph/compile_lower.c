@@ -100,6 +100,15 @@ static const char *host_reason(dv_gop op)
     case DV_GOP_MUL:
     case DV_GOP_DIV:
         return "no device operator for it (dvsim's vector operators: add, relu, softmax, layernorm)";
+    case DV_GOP_POW:
+    case DV_GOP_SQRT:
+    case DV_GOP_NEG:
+    case DV_GOP_ERF:
+    case DV_GOP_EQUAL:
+    case DV_GOP_WHERE: return "no device operator for it (elementwise; dvsim's vector operators: add, relu)";
+    case DV_GOP_REDUCEMEAN:
+        return "no reduction operator (softmax and layernorm reduce only inside themselves)";
+    case DV_GOP_DROPOUT: return "a copy that also writes its mask (the mask output is read)";
     case DV_GOP_SIGMOID: return "no device operator (fused only as matmul's SiLU / GELU epilogue)";
     case DV_GOP_GELU: return "no device operator; matmul's ACT=2 is x*sigmoid(1.702x), not erf's GELU";
     case DV_GOP_MAXPOOL:
@@ -264,6 +273,10 @@ static dv_status lower_single(cctx *c, unsigned ni)
     case DV_GOP_SQUEEZE:
     case DV_GOP_UNSQUEEZE:
     case DV_GOP_IDENTITY: return lower_alias(c, ni);
+    case DV_GOP_DROPOUT: /* inference: the identity, unless its mask is read */
+        if (n->nout < 2 || n->out[1] < 0)
+            return lower_alias(c, ni);
+        return cc_host_step(c, ni, host_reason(n->op));
     default: return cc_host_step(c, ni, host_reason(n->op));
     }
 }
