@@ -327,6 +327,7 @@ dv_status cc_lower(cctx *c)
             const cc_group *gr = &c->groups[gi];
             st = gr->kind == CC_CONV_RELU ? cc_lower_conv(c, (unsigned)gr->nodes[0], gr->nodes[1])
                  : gr->kind == CC_MATMUL  ? cc_lower_matmul(c, gr)
+                 : gr->kind == CC_GELU    ? cc_lower_gelu(c, gr)
                                           : cc_lower_attention(c, gr);
         }
     }

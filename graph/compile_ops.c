@@ -209,8 +209,8 @@ dv_status cc_lower_attention(cctx *c, const cc_group *gr)
     int64_t B = r == 4 ? q->dims[0] : 1, H = q->dims[r - 3], SQ = q->dims[r - 2], SK = k->dims[r - 2],
             D = q->dims[r - 1];
     char params[192], msg[DV_ERROR_MSG_MAX];
-    snprintf(params, sizeof params, "B=%lld,H=%lld,SQ=%lld,SK=%lld,D=%lld,CAUSAL=0", (long long)B,
-             (long long)H, (long long)SQ, (long long)SK, (long long)D);
+    snprintf(params, sizeof params, "B=%lld,H=%lld,SQ=%lld,SK=%lld,D=%lld,CAUSAL=%d", (long long)B,
+             (long long)H, (long long)SQ, (long long)SK, (long long)D, gr->causal);
     if (memcmp(q->dims, k->dims, (size_t)(r - 2) * sizeof *q->dims) != 0)
         return unfuse(c, gr, "Q and K differ in batch or heads");
     if (!cc_device_fits(c, "attention", "overlap", params, msg, sizeof msg))
@@ -223,7 +223,22 @@ dv_status cc_lower_attention(cctx *c, const cc_group *gr)
         return nomem(c);
     snprintf(s->variant, sizeof s->variant, "overlap");
     snprintf(s->params, sizeof s->params, "%s", params);
-    snprintf(s->note, sizeof s->note, "fused %s .. %s (%u nodes)", m1->name, m2->name, gr->n);
+    snprintf(s->note, sizeof s->note, "fused %s .. %s (%u nodes%s)", m1->name, m2->name, gr->n,
+             gr->causal ? ", the causal mask as CAUSAL=1" : "");
     c->p->rep.fused_attention++;
+    return DV_OK;
+}
+
+/* PyTorch's erf GELU (five nodes) as one host step: its inner tensors never reach GM. */
+dv_status cc_lower_gelu(cctx *c, const cc_group *gr)
+{
+    int in = cc_use(c, gr->x, DV_TL_ND), out = cc_define(c, gr->out, DV_TL_ND);
+    dv_plan_step *s = cc_make_step(c, DV_STEP_HOST, "Gelu", &in, 1, &out, 1, gr->nodes, gr->n);
+    if (!s)
+        return nomem(c);
+    snprintf(s->note, sizeof s->note,
+             "x*0.5*(1+erf(x/sqrt2)), %u nodes in one (no device erf: matmul's ACT=2 is sigmoid's GELU)",
+             gr->n);
+    c->p->rep.fused_gelu++;
     return DV_OK;
 }

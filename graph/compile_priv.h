@@ -13,7 +13,8 @@ typedef enum cc_group_kind {
     CC_SINGLE,    /* one node */
     CC_CONV_RELU, /* Conv, Relu: conv2d_bias_relu */
     CC_MATMUL, /* MatMul or Gemm, then [Add bias] [Relu | Sigmoid, Mul (SiLU) | Mul, Sigmoid, Mul (GELU)] */
-    CC_ATTENTION, /* Transpose(K), MatMul, scale, Softmax, MatMul */
+    CC_ATTENTION, /* Transpose(K), MatMul, scale, [causal mask], Softmax, MatMul */
+    CC_GELU,      /* Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5 (PyTorch's exact GELU): one host step */
 } cc_group_kind;
 
 /* Nodes lowered together into one step: found by the fusion pass (compile_fuse.c). */
@@ -23,6 +24,8 @@ typedef struct cc_group {
     int nodes[CC_GROUP_MAX]; /* in graph order; the step is made at the last one */
     int bias;                /* CC_MATMUL: the graph tensor of the bias (-1: none) */
     int relu, act;           /* CC_MATMUL: RELU, ACT (1 SiLU, 2 GELU) */
+    int causal;              /* CC_ATTENTION: a causal mask (Where or Add of -inf above the diagonal) */
+    int x;                   /* CC_GELU: the graph tensor it reads */
     int out;                 /* the graph tensor the group's step produces */
 } cc_group;
 
@@ -60,6 +63,7 @@ dv_status cc_lower_single(cctx *c, unsigned ni);
 dv_status cc_lower_conv(cctx *c, unsigned ni, int relu);
 dv_status cc_lower_matmul(cctx *c, const cc_group *gr);
 dv_status cc_lower_attention(cctx *c, const cc_group *gr);
+dv_status cc_lower_gelu(cctx *c, const cc_group *gr);
 
 /* Softmax s runs along its input's last dim. */
 bool cc_softmax_on_last(const dv_graph *g, const dv_gnode *s);
