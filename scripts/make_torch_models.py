@@ -18,6 +18,9 @@ against torch's.
                       x [1,128,256] (torch's exact GELU: Div, Erf, Add, Mul)
   torch_llama         a LLaMA-style decoder layer written here: RMSNorm (Pow, ReduceMean, Sqrt),
                       rotary embedding, causal mask (masked_fill: Where), SwiGLU MLP, x [1,128,256]
+  torch_encoder_dyn   torch_encoder exported with a symbolic batch dim (dynamic_axes): the
+                      exporter then computes the shapes with Shape/Gather/Unsqueeze/Concat/Cast chains
+  torch_unsupported   x.cumsum(-1): an op dvsim does not support (CumSum), for its one-line error
 
 Exit 77 (meson's "skipped") when torch or torchvision cannot be imported.
 """
@@ -38,7 +41,8 @@ except ImportError as e:  # the test that runs this skips; a person is told what
           file=sys.stderr)
     sys.exit(SKIP)
 
-from onnx import numpy_helper  # python3-onnx, a dependency of the test models either way
+import onnx  # python3-onnx, a dependency of the test models either way
+from onnx import numpy_helper
 
 
 class RMSNorm(nn.Module):
@@ -101,7 +105,15 @@ def models(res):
         "torch_encoder": (lambda: nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.1, activation="gelu",
                                                              batch_first=True), [1, 128, 256]),
         "torch_llama": (lambda: LlamaLayer(), [1, 128, 256]),
+        "torch_encoder_dyn": (lambda: nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.1, activation="gelu",
+                                                                 batch_first=True), [1, 128, 256]),
+        "torch_unsupported": (lambda: CumSum(), [2, 8]),
     }
+
+
+class CumSum(nn.Module):
+    def forward(self, x):
+        return x.cumsum(-1)
 
 
 def randomise_bn(m, gen):
@@ -134,11 +146,11 @@ def export(name, ctor, shape, out_dir, seed):
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     path = os.path.join(d, "model.onnx")
     # not under no_grad: TransformerEncoderLayer then takes its fused fast path, which has no ONNX form
+    dyn = {"x": {0: "batch"}, "y": {0: "batch"}} if name.endswith("_dyn") else None
     torch.onnx.export(m, (x,), path, opset_version=OPSET, input_names=["x"], output_names=["y"],
-                      do_constant_folding=True)
+                      do_constant_folding=True, dynamic_axes=dyn)
     write_pb(os.path.join(d, "test_data_set_0", "input_0.pb"), x.numpy(), "x")
     write_pb(os.path.join(d, "test_data_set_0", "output_0.pb"), y.numpy(), "y")
-    import onnx
     g = onnx.load(path).graph
     hist = {}
     for n in g.node:
