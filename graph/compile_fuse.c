@@ -3,11 +3,10 @@
  *   Conv -> Relu                              conv2d_bias_relu (bias: the Conv's, or zeros)
  *   MatMul|Gemm -> [Add bias[N]] -> [Relu | x*Sigmoid(x) | x*Sigmoid(1.702x)]
  *                                             matmul BIAS=1, RELU=1, ACT=1 (SiLU) / ACT=2 (GELU)
- *   Transpose(K) -> MatMul(Q, .) -> Div sqrt(D) | Mul 1/sqrt(D) -> [causal mask] -> Softmax(-1)
- *   -> MatMul(., V)                           attention B, H, SQ, SK, D, CAUSAL (the mask: Where(j > i,
- *                                             -inf, s), Where(j <= i, s, -inf) or Add of 0 / -inf)
- *   Div(x, sqrt 2) | Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (either Mul first)
- *                                             one host step "Gelu" (PyTorch's exact GELU, 5 nodes)
+ *   Transpose(K) -> MatMul(Q, .) -> scale -> [causal mask] -> Softmax(-1) -> MatMul(., V)
+ *                                             attention B, H, SQ, SK, D, CAUSAL (compile_attn.c)
+ *   Div(x, sqrt 2) | Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (or the 0.5 first)
+ *                                             one host step "Gelu" (PyTorch's exact GELU)
  * Every inner tensor of a group must have the group's next node as its only
  * reader (and not be a graph output): the fused step never writes it.
  * ONNX's Gelu (erf) is not fused into matmul: its ACT=2 is x sigmoid(1.702 x),
@@ -16,11 +15,11 @@
 #include "compile_priv.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The constant scalar (one element) among n's inputs other than x, or NAN. */
-static double scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
+double cc_scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
 {
     if (n->nin != 2 || (n->in[0] != x && n->in[1] != x))
         return NAN;
@@ -28,7 +27,7 @@ static double scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
     return o->data && dv_gtensor_count(o) == 1 ? o->data[0] : NAN;
 }
 
-static bool add_group(cctx *c, const cc_group *gr)
+bool cc_add_group(cctx *c, const cc_group *gr)
 {
     for (unsigned k = 0; k < gr->n; k++)
         if (c->group_of[gr->nodes[k]] >= 0)
@@ -39,8 +38,7 @@ static bool add_group(cctx *c, const cc_group *gr)
     return true;
 }
 
-/* The node writing tensor t (-1: none, a constant or a graph input). */
-static int producer(const dv_graph *g, int t)
+int cc_producer(const dv_graph *g, int t)
 {
     for (unsigned i = 0; i < g->nnodes; i++)
         for (unsigned k = 0; k < g->n[i].nout; k++)
@@ -49,8 +47,7 @@ static int producer(const dv_graph *g, int t)
     return -1;
 }
 
-/* The other input of binary node n than x (-1 if x is not one of them). */
-static int other_input(const dv_gnode *n, int x)
+int cc_other_input(const dv_gnode *n, int x)
 {
     return n->nin != 2 ? -1 : n->in[0] == x ? n->in[1] : n->in[1] == x ? n->in[0] : -1;
 }
@@ -60,7 +57,7 @@ static bool near(double v, double want)
     return fabs(v - want) <= 1e-6 * fabs(want);
 }
 
-static int cmp_int(const void *a, const void *b)
+int cc_cmp_int(const void *a, const void *b)
 {
     return *(const int *)a - *(const int *)b;
 }
@@ -70,30 +67,31 @@ static int cmp_int(const void *a, const void *b)
 static void fuse_gelu(cctx *c, unsigned e)
 {
     const dv_graph *g = c->p->g;
-    int u = g->n[e].in[0], d = producer(g, u);
+    int u = g->n[e].in[0], d = cc_producer(g, u);
     if (d < 0 || cc_sole_consumer(c, u) != (int)e)
         return;
     const dv_gnode *dn = &g->n[d];
     int x = dn->in[0];
-    if (!((dn->op == DV_GOP_DIV && near(scalar_operand(g, dn, x), sqrt(2.0))) ||
-          (dn->op == DV_GOP_MUL && ((near(scalar_operand(g, dn, x), sqrt(0.5))) ||
-                                    near(scalar_operand(g, dn, x = dn->in[1]), sqrt(0.5))))))
+    if (!((dn->op == DV_GOP_DIV && near(cc_scalar_operand(g, dn, x), sqrt(2.0))) ||
+          (dn->op == DV_GOP_MUL && ((near(cc_scalar_operand(g, dn, x), sqrt(0.5))) ||
+                                    near(cc_scalar_operand(g, dn, x = dn->in[1]), sqrt(0.5))))))
         return;
     int a = cc_sole_consumer(c, g->n[e].out[0]);
-    if (a < 0 || g->n[a].op != DV_GOP_ADD || !near(scalar_operand(g, &g->n[a], g->n[e].out[0]), 1))
+    if (a < 0 || g->n[a].op != DV_GOP_ADD || !near(cc_scalar_operand(g, &g->n[a], g->n[e].out[0]), 1))
         return;
     int m1 = cc_sole_consumer(c, g->n[a].out[0]);
     if (m1 < 0 || g->n[m1].op != DV_GOP_MUL)
         return;
-    int other = other_input(&g->n[m1], g->n[a].out[0]), m2, half;
+    int other = cc_other_input(&g->n[m1], g->n[a].out[0]), m2, half;
     if (other == x) { /* Mul(x, 1 + erf), then the 0.5 */
         m2 = cc_sole_consumer(c, g->n[m1].out[0]);
-        if (m2 < 0 || g->n[m2].op != DV_GOP_MUL || !near(scalar_operand(g, &g->n[m2], g->n[m1].out[0]), 0.5))
+        if (m2 < 0 || g->n[m2].op != DV_GOP_MUL ||
+            !near(cc_scalar_operand(g, &g->n[m2], g->n[m1].out[0]), 0.5))
             return;
         half = m2;
     } else { /* Mul(x, 0.5) first */
-        half = producer(g, other);
-        if (half < 0 || g->n[half].op != DV_GOP_MUL || !near(scalar_operand(g, &g->n[half], x), 0.5) ||
+        half = cc_producer(g, other);
+        if (half < 0 || g->n[half].op != DV_GOP_MUL || !near(cc_scalar_operand(g, &g->n[half], x), 0.5) ||
             cc_sole_consumer(c, other) != m1)
             return;
         m2 = m1;
@@ -104,41 +102,8 @@ static void fuse_gelu(cctx *c, unsigned e)
                    .bias = -1,
                    .x = x,
                    .out = g->n[m2].out[0]};
-    qsort(gr.nodes, gr.n, sizeof *gr.nodes, cmp_int);
-    add_group(c, &gr);
-}
-
-/* Node m masks scores s causally for SQ x SK (query i sees keys 0..i), as the attention operator's CAUSAL:
- * Where(j > i, -inf, s), Where(j <= i, s, -inf), or Add(s, 0 / -inf), the mask constant of shape [.., SQ,
- * SK] with leading dims 1 (a masked score below -1e30 counts as -inf: exp underflows to 0 either way). */
-static bool causal_mask(const dv_graph *g, const dv_gnode *m, int s, int64_t SQ, int64_t SK)
-{
-    const dv_gtensor *st = &g->t[s], *out = &g->t[m->out[0]];
-    if (out->rank != st->rank || memcmp(out->dims, st->dims, (size_t)st->rank * sizeof *st->dims) != 0)
-        return false;
-    const dv_gtensor *mask, *fill = NULL;
-    bool pick_s_when_true = false;
-    if (m->op == DV_GOP_WHERE && m->nin == 3 && (m->in[1] == s) != (m->in[2] == s)) {
-        mask = &g->t[m->in[0]];
-        pick_s_when_true = m->in[1] == s;
-        fill = &g->t[m->in[pick_s_when_true ? 2 : 1]];
-        if (!fill->data || dv_gtensor_count(fill) != 1 || !(fill->data[0] < -1e30))
-            return false;
-    } else if (m->op == DV_GOP_ADD && other_input(m, s) >= 0)
-        mask = &g->t[other_input(m, s)];
-    else
-        return false;
-    if (!mask->data || mask->rank < 2 || mask->dims[mask->rank - 2] != SQ ||
-        mask->dims[mask->rank - 1] != SK || dv_gtensor_count(mask) != SQ * SK)
-        return false;
-    for (int64_t i = 0; i < SQ; i++)
-        for (int64_t j = 0; j < SK; j++) {
-            double v = mask->data[i * SK + j];
-            bool masked = fill ? (v != 0) != pick_s_when_true : v < -1e30;
-            if (masked != (j > i) || (!fill && !masked && v != 0))
-                return false;
-        }
-    return true;
+    qsort(gr.nodes, gr.n, sizeof *gr.nodes, cc_cmp_int);
+    cc_add_group(c, &gr);
 }
 
 /* x -> Relu, x * Sigmoid(x), or x * Sigmoid(1.702 x) after node i's output x; appends the nodes. */
@@ -166,7 +131,7 @@ static void match_activation(cctx *c, cc_group *gr, int x)
         /* x * Sigmoid(1.702 x): readers Mul(x, 1.702) and the final Mul */
         for (unsigned i = 0; i < g->nnodes; i++) {
             const dv_gnode *k = &g->n[i];
-            if (k->op != DV_GOP_MUL || fabs(scalar_operand(g, k, x) - 1.702) > 1e-6)
+            if (k->op != DV_GOP_MUL || fabs(cc_scalar_operand(g, k, x) - 1.702) > 1e-6)
                 continue;
             int s = cc_sole_consumer(c, k->out[0]);
             if (s < 0 || g->n[s].op != DV_GOP_SIGMOID)
@@ -228,75 +193,17 @@ static void fuse_matmul(cctx *c, unsigned i)
     }
     match_activation(c, &gr, gr.out);
     if (gr.n > 1)
-        add_group(c, &gr);
-}
-
-static void fuse_attention(cctx *c, unsigned i)
-{
-    const dv_graph *g = c->p->g;
-    const dv_gnode *m1 = &g->n[i];
-    const dv_gtensor *q = &g->t[m1->in[0]];
-    int tk = -1;
-    for (unsigned j = 0; j < i; j++)
-        if (g->n[j].op == DV_GOP_TRANSPOSE && g->n[j].out[0] == m1->in[1])
-            tk = (int)j;
-    if (tk < 0 || cc_sole_consumer(c, m1->in[1]) != (int)i || (q->rank != 4 && q->rank != 3))
-        return;
-    size_t np;
-    const dv_gattr *perm = dv_gnode_attr(&g->n[tk], "perm");
-    np = perm && perm->type == DV_GATTR_INTS ? perm->n : 0;
-    bool swap = np == (size_t)q->rank;
-    for (size_t k = 0; swap && k < np; k++)
-        swap = perm->ints[k] == (int64_t)(k + 2 == np ? np - 1 : k + 1 == np ? np - 2 : k);
-    const dv_gtensor *kt = &g->t[g->n[tk].in[0]];
-    int64_t D = q->dims[q->rank - 1];
-    if (!swap || kt->rank != q->rank || (D != 64 && D != 128))
-        return;
-    int s1 = cc_sole_consumer(c, m1->out[0]);
-    if (s1 < 0)
-        return;
-    cc_group gr = {.kind = CC_ATTENTION, .n = 3, .nodes = {tk, (int)i, s1}, .bias = -1};
-    int sm = s1;
-    if (g->n[s1].op != DV_GOP_DIV && g->n[s1].op != DV_GOP_MUL)
-        return; /* the operator scales by 1/sqrt(D): an unscaled product is not its computation */
-    {
-        double v = scalar_operand(g, &g->n[s1], m1->out[0]);
-        double want = g->n[s1].op == DV_GOP_DIV ? sqrt((double)D) : 1 / sqrt((double)D);
-        if (g->n[s1].op == DV_GOP_DIV && g->n[s1].in[0] != m1->out[0])
-            return;
-        if (!(fabs(v - want) <= 1e-3 * want))
-            return;
-        sm = cc_sole_consumer(c, g->n[s1].out[0]);
-        if (sm < 0)
-            return;
-        gr.nodes[gr.n++] = sm;
-    }
-    if (g->n[sm].op == DV_GOP_WHERE || g->n[sm].op == DV_GOP_ADD) { /* a mask on the scaled scores */
-        if (!causal_mask(g, &g->n[sm], g->n[s1].out[0], q->dims[q->rank - 2], kt->dims[kt->rank - 2]))
-            return;
-        gr.causal = 1;
-        sm = cc_sole_consumer(c, g->n[sm].out[0]);
-        if (sm < 0)
-            return;
-        gr.nodes[gr.n++] = sm;
-    }
-    const dv_gnode *s = &g->n[sm];
-    if (s->op != DV_GOP_SOFTMAX || !cc_softmax_on_last(g, s))
-        return;
-    int m2 = cc_sole_consumer(c, s->out[0]);
-    if (m2 < 0 || g->n[m2].op != DV_GOP_MATMUL || g->n[m2].in[0] != s->out[0])
-        return;
-    const dv_gtensor *v = &g->t[g->n[m2].in[1]];
-    if (v->rank != q->rank || v->dims[v->rank - 1] != D || v->dims[v->rank - 2] != kt->dims[kt->rank - 2])
-        return;
-    gr.nodes[gr.n++] = m2;
-    gr.out = g->n[m2].out[0];
-    add_group(c, &gr);
+        cc_add_group(c, &gr);
 }
 
 dv_status cc_fuse(cctx *c)
 {
     dv_graph *g = c->p->g;
+    if (c->p->opt >= 2) {
+        dv_status st = cc_attention_split_keys(c);
+        if (st != DV_OK)
+            return st;
+    }
     c->group_of = malloc((g->nnodes + 1) * sizeof *c->group_of);
     c->groups = calloc(g->nnodes + 1, sizeof *c->groups);
     if (!c->group_of || !c->groups)
@@ -307,9 +214,12 @@ dv_status cc_fuse(cctx *c)
         cc_log(c, "fuse: off (-O%d)", c->p->opt);
         return DV_OK;
     }
-    for (unsigned i = 0; i < g->nnodes; i++)
-        if (g->n[i].op == DV_GOP_MATMUL)
-            fuse_attention(c, i);
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        cc_group gr;
+        bool split;
+        if (g->n[i].op == DV_GOP_MATMUL && cc_match_attention(c, i, &gr, &split) && !split)
+            cc_add_group(c, &gr);
+    }
     for (unsigned i = 0; i < g->nnodes; i++)
         if (g->n[i].op == DV_GOP_ERF)
             fuse_gelu(c, i);
@@ -322,7 +232,7 @@ dv_status cc_fuse(cctx *c)
             cc_group gr = {.kind = CC_CONV_RELU, .n = 2, .nodes = {(int)i, r}, .bias = -1};
             if (r >= 0 && g->n[r].op == DV_GOP_RELU) {
                 gr.out = g->n[r].out[0];
-                add_group(c, &gr);
+                cc_add_group(c, &gr);
             }
         } else if ((n->op == DV_GOP_MATMUL || n->op == DV_GOP_GEMM) && g->t[n->in[1]].rank >= 2)
             fuse_matmul(c, i);

@@ -203,8 +203,8 @@ dv_status cc_lower_matmul(cctx *c, const cc_group *gr)
 dv_status cc_lower_attention(cctx *c, const cc_group *gr)
 {
     dv_graph *g = c->p->g;
-    const dv_gnode *tk = &g->n[gr->nodes[0]], *m1 = &g->n[gr->nodes[1]], *m2 = &g->n[gr->nodes[gr->n - 1]];
-    const dv_gtensor *q = &g->t[m1->in[0]], *k = &g->t[tk->in[0]];
+    const dv_gnode *tk = &g->n[gr->tk], *m1 = &g->n[gr->m1], *m2 = &g->n[gr->nodes[gr->n - 1]];
+    const dv_gtensor *q = &g->t[gr->q], *k = &g->t[tk->in[0]];
     int r = q->rank;
     int64_t B = r == 4 ? q->dims[0] : 1, H = q->dims[r - 3], SQ = q->dims[r - 2], SK = k->dims[r - 2],
             D = q->dims[r - 1];
@@ -215,8 +215,7 @@ dv_status cc_lower_attention(cctx *c, const cc_group *gr)
         return unfuse(c, gr, "Q and K differ in batch or heads");
     if (!cc_device_fits(c, "attention", "overlap", params, msg, sizeof msg))
         return unfuse(c, gr, msg);
-    int in[3] = {cc_use(c, m1->in[0], DV_TL_ND), cc_use(c, tk->in[0], DV_TL_ND),
-                 cc_use(c, m2->in[1], DV_TL_ND)};
+    int in[3] = {cc_use(c, gr->q, DV_TL_ND), cc_use(c, tk->in[0], DV_TL_ND), cc_use(c, m2->in[1], DV_TL_ND)};
     int out = cc_define(c, gr->out, DV_TL_ND);
     dv_plan_step *s = cc_make_step(c, DV_STEP_DEVICE, "attention", in, 3, &out, 1, gr->nodes, gr->n);
     if (!s)

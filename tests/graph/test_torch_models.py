@@ -32,10 +32,11 @@ EXPECT = {
     # 20 Convs: the stem's and each of the 8 blocks' first Conv+ReLU fuse (9); the rest plain conv2d
     "torch_resnet18": {"fused_conv": 9, "bn_folded": 0},
     # in_proj, linear1, linear2 MatMul+Add(bias) epilogues; torch's 5-node erf GELU as one host
-    # step; two LayerNorms on the device; no attention fusion (K's Transpose perm [1,2,0])
-    "torch_encoder": {"fused_matmul": 3, "fused_gelu": 1, "layernorms": 2, "fused_attention": 0},
+    # step; two LayerNorms on the device; MultiheadAttention (Q scaled before Q K^T, K's Transpose
+    # perm [1,2,0] split into [1,0,2] and the swap) as one attention
+    "torch_encoder": {"fused_matmul": 3, "fused_gelu": 1, "layernorms": 2, "fused_attention": 1},
     # the same, its shapes computed by Shape/Gather/Unsqueeze/Concat chains (more folded)
-    "torch_encoder_dyn": {"fused_matmul": 3, "fused_gelu": 1, "layernorms": 2, "fused_attention": 0},
+    "torch_encoder_dyn": {"fused_matmul": 3, "fused_gelu": 1, "layernorms": 2, "fused_attention": 1},
     # attention with the causal mask (masked_fill's Where) as CAUSAL=1; the gate's SiLU epilogue
     "torch_llama": {"fused_attention": 1, "fused_matmul": 1},
 }
@@ -100,6 +101,8 @@ def main():
                 gelu = [s for s in o2["steps"] if s["op"] == "Gelu"]
                 assert len(gelu) == 1 and gelu[0]["kind"] == "host", gelu
                 assert not [s for s in o2["steps"] if s["op"] == "Erf"], "Erf left outside the GELU"
+                att = [s for s in o2["steps"] if s["op"] == "attention"]
+                assert len(att) == 1 and "B=1,H=4,SQ=128,SK=128,D=64,CAUSAL=0" in att[0]["shape"], att
             print("%-18s %-10s -O0 %3d steps (%2d/%2d/%d), peak %8d B | -O2 %3d steps (%2d/%2d/%d), peak %8d B" % (
                 name, chip, r0["steps"], r0["steps_device"], r0["steps_host"], r0["steps_layout"],
                 r0["peak_bytes"], r2["steps"], r2["steps_device"], r2["steps_host"], r2["steps_layout"],
