@@ -141,10 +141,14 @@ static dv_status split_transpose(cctx *c, int tk)
     }
     memcpy(aname, "perm", 5);
     dv_gtensor *k = &g->t[g->n[tk].in[0]], *t = &g->t[kq];
-    int64_t *p = NULL; /* the Transpose's own perm, rewritten in place */
-    for (unsigned a = 0; a < g->n[tk].nattr; a++)
-        if (g->n[tk].attr[a].name && strcmp(g->n[tk].attr[a].name, "perm") == 0)
-            p = g->n[tk].attr[a].ints;
+    const dv_gattr *pa = dv_gnode_attr(&g->n[tk], "perm"); /* the one cc_match_attention read */
+    if (!pa || pa->type != DV_GATTR_INTS || pa->n != (size_t)r) {
+        free(perm);
+        free(aname);
+        return dv_error_set(c->err, DV_ERR_INTERNAL, "%s: Transpose '%s' lost its perm", g->file,
+                            g->n[tk].name);
+    }
+    int64_t *p = pa->ints; /* rewritten in place */
     int64_t last = p[r - 1];
     p[r - 1] = p[r - 2];
     p[r - 2] = last;
