@@ -115,6 +115,9 @@ static const char *host_reason(dv_gop op)
     case DV_GOP_AVGPOOL:
     case DV_GOP_GAP: return "no pooling operator";
     case DV_GOP_CONCAT: return "a copy (no device operator)";
+    case DV_GOP_SLICE:
+    case DV_GOP_GATHER:
+    case DV_GOP_EXPAND: return "a copy (no device operator; not foldable: its input is not constant)";
     case DV_GOP_TRANSPOSE: return "no transpose operator (not foldable: its input is not constant)";
     case DV_GOP_BATCHNORM: return "not folded (-O0, or not after a Conv)";
     default: return "its inputs are known only at run time";
