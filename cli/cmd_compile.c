@@ -92,9 +92,9 @@ static void print_plan(const dv_plan *p, const char *what)
         printf("\n");
     }
     printf("folded: %u shape ops, %u constant nodes, %u BatchNorms; fused: %u conv2d_bias_relu, %u matmul "
-           "epilogues, %u attention\n",
-           r->shape_folded, r->const_folded, r->bn_folded, r->fused_conv, r->fused_matmul,
-           r->fused_attention);
+           "epilogues, %u attention, %u erf GELUs\n",
+           r->shape_folded, r->const_folded, r->bn_folded, r->fused_conv, r->fused_matmul, r->fused_attention,
+           r->fused_gelu);
     printf("layouts: %u NZ and %u FracZ weights, %u conversions (%.0f cycles at %llu B/cycle)\n",
            r->nz_weights, r->fracz_weights, r->conversions, r->conversion_cycles,
            (unsigned long long)p->hbm_bytes_per_cycle);
@@ -137,6 +137,7 @@ static cJSON *plan_json(const dv_plan *p, bool *ok)
              {"fused_conv", r->fused_conv},
              {"fused_matmul", r->fused_matmul},
              {"fused_attention", r->fused_attention},
+             {"fused_gelu", r->fused_gelu},
              {"layernorms", r->layernorms},
              {"nz_weights", r->nz_weights},
              {"fracz_weights", r->fracz_weights},

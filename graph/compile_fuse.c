@@ -3,20 +3,23 @@
  *   Conv -> Relu                              conv2d_bias_relu (bias: the Conv's, or zeros)
  *   MatMul|Gemm -> [Add bias[N]] -> [Relu | x*Sigmoid(x) | x*Sigmoid(1.702x)]
  *                                             matmul BIAS=1, RELU=1, ACT=1 (SiLU) / ACT=2 (GELU)
- *   Transpose(K) -> MatMul(Q, .) -> Div sqrt(D) | Mul 1/sqrt(D) -> Softmax(-1) -> MatMul(., V)
- *                                             attention B, H, SQ, SK, D
+ *   Transpose(K) -> MatMul(Q, .) -> scale -> [causal mask] -> Softmax(-1) -> MatMul(., V)
+ *                                             attention B, H, SQ, SK, D, CAUSAL (compile_attn.c)
+ *   Div(x, sqrt 2) | Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (or the 0.5 first)
+ *                                             one host step "Gelu" (PyTorch's exact GELU)
  * Every inner tensor of a group must have the group's next node as its only
  * reader (and not be a graph output): the fused step never writes it.
- * ONNX's Gelu (erf) is not fused: matmul's ACT=2 is x sigmoid(1.702 x),
- * which differs from it by up to 0.02, beyond fp16's tolerance. */
+ * ONNX's Gelu (erf) is not fused into matmul: its ACT=2 is x sigmoid(1.702 x),
+ * which differs from it by up to 0.02, beyond fp16's tolerance; PyTorch's
+ * five-node form of it becomes one host step instead of five. */
 #include "compile_priv.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The constant scalar (one element) among n's inputs other than x, or NAN. */
-static double scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
+double cc_scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
 {
     if (n->nin != 2 || (n->in[0] != x && n->in[1] != x))
         return NAN;
@@ -24,7 +27,7 @@ static double scalar_operand(const dv_graph *g, const dv_gnode *n, int x)
     return o->data && dv_gtensor_count(o) == 1 ? o->data[0] : NAN;
 }
 
-static bool add_group(cctx *c, const cc_group *gr)
+bool cc_add_group(cctx *c, const cc_group *gr)
 {
     for (unsigned k = 0; k < gr->n; k++)
         if (c->group_of[gr->nodes[k]] >= 0)
@@ -33,6 +36,74 @@ static bool add_group(cctx *c, const cc_group *gr)
         c->group_of[gr->nodes[k]] = (int)c->ngroups;
     c->groups[c->ngroups++] = *gr;
     return true;
+}
+
+int cc_producer(const dv_graph *g, int t)
+{
+    for (unsigned i = 0; i < g->nnodes; i++)
+        for (unsigned k = 0; k < g->n[i].nout; k++)
+            if (g->n[i].out[k] == t)
+                return (int)i;
+    return -1;
+}
+
+int cc_other_input(const dv_gnode *n, int x)
+{
+    return n->nin != 2 ? -1 : n->in[0] == x ? n->in[1] : n->in[1] == x ? n->in[0] : -1;
+}
+
+static bool near(double v, double want)
+{
+    return fabs(v - want) <= 1e-6 * fabs(want);
+}
+
+int cc_cmp_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* x * 0.5 * (1 + Erf(x / sqrt 2)) from its Erf node e: PyTorch's F.gelu (approximate='none') as exported
+ * (Mul(Mul(x, 1 + erf), 0.5)), or with the 0.5 taken first (Mul(Mul(x, 0.5), 1 + erf)). */
+static void fuse_gelu(cctx *c, unsigned e)
+{
+    const dv_graph *g = c->p->g;
+    int u = g->n[e].in[0], d = cc_producer(g, u);
+    if (d < 0 || cc_sole_consumer(c, u) != (int)e)
+        return;
+    const dv_gnode *dn = &g->n[d];
+    int x = dn->in[0];
+    if (!((dn->op == DV_GOP_DIV && near(cc_scalar_operand(g, dn, x), sqrt(2.0))) ||
+          (dn->op == DV_GOP_MUL && ((near(cc_scalar_operand(g, dn, x), sqrt(0.5))) ||
+                                    near(cc_scalar_operand(g, dn, x = dn->in[1]), sqrt(0.5))))))
+        return;
+    int a = cc_sole_consumer(c, g->n[e].out[0]);
+    if (a < 0 || g->n[a].op != DV_GOP_ADD || !near(cc_scalar_operand(g, &g->n[a], g->n[e].out[0]), 1))
+        return;
+    int m1 = cc_sole_consumer(c, g->n[a].out[0]);
+    if (m1 < 0 || g->n[m1].op != DV_GOP_MUL)
+        return;
+    int other = cc_other_input(&g->n[m1], g->n[a].out[0]), m2, half;
+    if (other == x) { /* Mul(x, 1 + erf), then the 0.5 */
+        m2 = cc_sole_consumer(c, g->n[m1].out[0]);
+        if (m2 < 0 || g->n[m2].op != DV_GOP_MUL ||
+            !near(cc_scalar_operand(g, &g->n[m2], g->n[m1].out[0]), 0.5))
+            return;
+        half = m2;
+    } else { /* Mul(x, 0.5) first */
+        half = cc_producer(g, other);
+        if (half < 0 || g->n[half].op != DV_GOP_MUL || !near(cc_scalar_operand(g, &g->n[half], x), 0.5) ||
+            cc_sole_consumer(c, other) != m1)
+            return;
+        m2 = m1;
+    }
+    cc_group gr = {.kind = CC_GELU,
+                   .n = 5,
+                   .nodes = {d, (int)e, a, m1, half},
+                   .bias = -1,
+                   .x = x,
+                   .out = g->n[m2].out[0]};
+    qsort(gr.nodes, gr.n, sizeof *gr.nodes, cc_cmp_int);
+    cc_add_group(c, &gr);
 }
 
 /* x -> Relu, x * Sigmoid(x), or x * Sigmoid(1.702 x) after node i's output x; appends the nodes. */
@@ -60,7 +131,7 @@ static void match_activation(cctx *c, cc_group *gr, int x)
         /* x * Sigmoid(1.702 x): readers Mul(x, 1.702) and the final Mul */
         for (unsigned i = 0; i < g->nnodes; i++) {
             const dv_gnode *k = &g->n[i];
-            if (k->op != DV_GOP_MUL || fabs(scalar_operand(g, k, x) - 1.702) > 1e-6)
+            if (k->op != DV_GOP_MUL || fabs(cc_scalar_operand(g, k, x) - 1.702) > 1e-6)
                 continue;
             int s = cc_sole_consumer(c, k->out[0]);
             if (s < 0 || g->n[s].op != DV_GOP_SIGMOID)
@@ -122,64 +193,17 @@ static void fuse_matmul(cctx *c, unsigned i)
     }
     match_activation(c, &gr, gr.out);
     if (gr.n > 1)
-        add_group(c, &gr);
-}
-
-static void fuse_attention(cctx *c, unsigned i)
-{
-    const dv_graph *g = c->p->g;
-    const dv_gnode *m1 = &g->n[i];
-    const dv_gtensor *q = &g->t[m1->in[0]];
-    int tk = -1;
-    for (unsigned j = 0; j < i; j++)
-        if (g->n[j].op == DV_GOP_TRANSPOSE && g->n[j].out[0] == m1->in[1])
-            tk = (int)j;
-    if (tk < 0 || cc_sole_consumer(c, m1->in[1]) != (int)i || (q->rank != 4 && q->rank != 3))
-        return;
-    size_t np;
-    const dv_gattr *perm = dv_gnode_attr(&g->n[tk], "perm");
-    np = perm && perm->type == DV_GATTR_INTS ? perm->n : 0;
-    bool swap = np == (size_t)q->rank;
-    for (size_t k = 0; swap && k < np; k++)
-        swap = perm->ints[k] == (int64_t)(k + 2 == np ? np - 1 : k + 1 == np ? np - 2 : k);
-    const dv_gtensor *kt = &g->t[g->n[tk].in[0]];
-    int64_t D = q->dims[q->rank - 1];
-    if (!swap || kt->rank != q->rank || (D != 64 && D != 128))
-        return;
-    int s1 = cc_sole_consumer(c, m1->out[0]);
-    if (s1 < 0)
-        return;
-    cc_group gr = {.kind = CC_ATTENTION, .n = 3, .nodes = {tk, (int)i, s1}, .bias = -1};
-    int sm = s1;
-    if (g->n[s1].op == DV_GOP_DIV || g->n[s1].op == DV_GOP_MUL) {
-        double v = scalar_operand(g, &g->n[s1], m1->out[0]);
-        double want = g->n[s1].op == DV_GOP_DIV ? sqrt((double)D) : 1 / sqrt((double)D);
-        if (g->n[s1].op == DV_GOP_DIV && g->n[s1].in[0] != m1->out[0])
-            return;
-        if (!(fabs(v - want) <= 1e-3 * want))
-            return;
-        sm = cc_sole_consumer(c, g->n[s1].out[0]);
-        if (sm < 0)
-            return;
-        gr.nodes[gr.n++] = sm;
-    }
-    const dv_gnode *s = &g->n[sm];
-    if (s->op != DV_GOP_SOFTMAX || !cc_softmax_on_last(g, s))
-        return;
-    int m2 = cc_sole_consumer(c, s->out[0]);
-    if (m2 < 0 || g->n[m2].op != DV_GOP_MATMUL || g->n[m2].in[0] != s->out[0])
-        return;
-    const dv_gtensor *v = &g->t[g->n[m2].in[1]];
-    if (v->rank != q->rank || v->dims[v->rank - 1] != D || v->dims[v->rank - 2] != kt->dims[kt->rank - 2])
-        return;
-    gr.nodes[gr.n++] = m2;
-    gr.out = g->n[m2].out[0];
-    add_group(c, &gr);
+        cc_add_group(c, &gr);
 }
 
 dv_status cc_fuse(cctx *c)
 {
     dv_graph *g = c->p->g;
+    if (c->p->opt >= 2) {
+        dv_status st = cc_attention_split_keys(c);
+        if (st != DV_OK)
+            return st;
+    }
     c->group_of = malloc((g->nnodes + 1) * sizeof *c->group_of);
     c->groups = calloc(g->nnodes + 1, sizeof *c->groups);
     if (!c->group_of || !c->groups)
@@ -190,9 +214,15 @@ dv_status cc_fuse(cctx *c)
         cc_log(c, "fuse: off (-O%d)", c->p->opt);
         return DV_OK;
     }
+    for (unsigned i = 0; i < g->nnodes; i++) {
+        cc_group gr;
+        bool split;
+        if (g->n[i].op == DV_GOP_MATMUL && cc_match_attention(c, i, &gr, &split) && !split)
+            cc_add_group(c, &gr);
+    }
     for (unsigned i = 0; i < g->nnodes; i++)
-        if (g->n[i].op == DV_GOP_MATMUL)
-            fuse_attention(c, i);
+        if (g->n[i].op == DV_GOP_ERF)
+            fuse_gelu(c, i);
     for (unsigned i = 0; i < g->nnodes; i++) {
         const dv_gnode *n = &g->n[i];
         if (c->group_of[i] >= 0)
@@ -202,17 +232,17 @@ dv_status cc_fuse(cctx *c)
             cc_group gr = {.kind = CC_CONV_RELU, .n = 2, .nodes = {(int)i, r}, .bias = -1};
             if (r >= 0 && g->n[r].op == DV_GOP_RELU) {
                 gr.out = g->n[r].out[0];
-                add_group(c, &gr);
+                cc_add_group(c, &gr);
             }
         } else if ((n->op == DV_GOP_MATMUL || n->op == DV_GOP_GEMM) && g->t[n->in[1]].rank >= 2)
             fuse_matmul(c, i);
     }
-    unsigned kinds[4] = {0};
+    unsigned kinds[CC_GELU + 1] = {0};
     for (unsigned i = 0; i < c->ngroups; i++)
         kinds[c->groups[i].kind]++;
     cc_log(c,
            "fuse: found %u Conv+Bias+ReLU (conv2d_bias_relu), %u MatMul/Gemm epilogues (bias, ReLU, SiLU, "
-           "GELU: matmul), %u MatMul-Softmax-MatMul (attention)",
-           kinds[CC_CONV_RELU], kinds[CC_MATMUL], kinds[CC_ATTENTION]);
+           "GELU: matmul), %u MatMul-Softmax-MatMul (attention), %u erf GELUs (one host step each)",
+           kinds[CC_CONV_RELU], kinds[CC_MATMUL], kinds[CC_ATTENTION], kinds[CC_GELU]);
     return DV_OK;
 }

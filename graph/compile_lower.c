@@ -100,12 +100,24 @@ static const char *host_reason(dv_gop op)
     case DV_GOP_MUL:
     case DV_GOP_DIV:
         return "no device operator for it (dvsim's vector operators: add, relu, softmax, layernorm)";
+    case DV_GOP_POW:
+    case DV_GOP_SQRT:
+    case DV_GOP_NEG:
+    case DV_GOP_ERF:
+    case DV_GOP_EQUAL:
+    case DV_GOP_WHERE: return "no device operator for it (elementwise; dvsim's vector operators: add, relu)";
+    case DV_GOP_REDUCEMEAN:
+        return "no reduction operator (softmax and layernorm reduce only inside themselves)";
+    case DV_GOP_DROPOUT: return "a copy that also writes its mask (the mask output is read)";
     case DV_GOP_SIGMOID: return "no device operator (fused only as matmul's SiLU / GELU epilogue)";
     case DV_GOP_GELU: return "no device operator; matmul's ACT=2 is x*sigmoid(1.702x), not erf's GELU";
     case DV_GOP_MAXPOOL:
     case DV_GOP_AVGPOOL:
     case DV_GOP_GAP: return "no pooling operator";
     case DV_GOP_CONCAT: return "a copy (no device operator)";
+    case DV_GOP_SLICE:
+    case DV_GOP_GATHER:
+    case DV_GOP_EXPAND: return "a copy (no device operator; not foldable: its input is not constant)";
     case DV_GOP_TRANSPOSE: return "no transpose operator (not foldable: its input is not constant)";
     case DV_GOP_BATCHNORM: return "not folded (-O0, or not after a Conv)";
     default: return "its inputs are known only at run time";
@@ -264,6 +276,10 @@ static dv_status lower_single(cctx *c, unsigned ni)
     case DV_GOP_SQUEEZE:
     case DV_GOP_UNSQUEEZE:
     case DV_GOP_IDENTITY: return lower_alias(c, ni);
+    case DV_GOP_DROPOUT: /* inference: the identity, unless its mask is read */
+        if (n->nout < 2 || n->out[1] < 0)
+            return lower_alias(c, ni);
+        return cc_host_step(c, ni, host_reason(n->op));
     default: return cc_host_step(c, ni, host_reason(n->op));
     }
 }
@@ -314,6 +330,7 @@ dv_status cc_lower(cctx *c)
             const cc_group *gr = &c->groups[gi];
             st = gr->kind == CC_CONV_RELU ? cc_lower_conv(c, (unsigned)gr->nodes[0], gr->nodes[1])
                  : gr->kind == CC_MATMUL  ? cc_lower_matmul(c, gr)
+                 : gr->kind == CC_GELU    ? cc_lower_gelu(c, gr)
                                           : cc_lower_attention(c, gr);
         }
     }

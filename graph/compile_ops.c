@@ -203,27 +203,41 @@ dv_status cc_lower_matmul(cctx *c, const cc_group *gr)
 dv_status cc_lower_attention(cctx *c, const cc_group *gr)
 {
     dv_graph *g = c->p->g;
-    const dv_gnode *tk = &g->n[gr->nodes[0]], *m1 = &g->n[gr->nodes[1]], *m2 = &g->n[gr->nodes[gr->n - 1]];
-    const dv_gtensor *q = &g->t[m1->in[0]], *k = &g->t[tk->in[0]];
+    const dv_gnode *tk = &g->n[gr->tk], *m1 = &g->n[gr->m1], *m2 = &g->n[gr->nodes[gr->n - 1]];
+    const dv_gtensor *q = &g->t[gr->q], *k = &g->t[tk->in[0]];
     int r = q->rank;
     int64_t B = r == 4 ? q->dims[0] : 1, H = q->dims[r - 3], SQ = q->dims[r - 2], SK = k->dims[r - 2],
             D = q->dims[r - 1];
     char params[192], msg[DV_ERROR_MSG_MAX];
-    snprintf(params, sizeof params, "B=%lld,H=%lld,SQ=%lld,SK=%lld,D=%lld,CAUSAL=0", (long long)B,
-             (long long)H, (long long)SQ, (long long)SK, (long long)D);
+    snprintf(params, sizeof params, "B=%lld,H=%lld,SQ=%lld,SK=%lld,D=%lld,CAUSAL=%d", (long long)B,
+             (long long)H, (long long)SQ, (long long)SK, (long long)D, gr->causal);
     if (memcmp(q->dims, k->dims, (size_t)(r - 2) * sizeof *q->dims) != 0)
         return unfuse(c, gr, "Q and K differ in batch or heads");
     if (!cc_device_fits(c, "attention", "overlap", params, msg, sizeof msg))
         return unfuse(c, gr, msg);
-    int in[3] = {cc_use(c, m1->in[0], DV_TL_ND), cc_use(c, tk->in[0], DV_TL_ND),
-                 cc_use(c, m2->in[1], DV_TL_ND)};
+    int in[3] = {cc_use(c, gr->q, DV_TL_ND), cc_use(c, tk->in[0], DV_TL_ND), cc_use(c, m2->in[1], DV_TL_ND)};
     int out = cc_define(c, gr->out, DV_TL_ND);
     dv_plan_step *s = cc_make_step(c, DV_STEP_DEVICE, "attention", in, 3, &out, 1, gr->nodes, gr->n);
     if (!s)
         return nomem(c);
     snprintf(s->variant, sizeof s->variant, "overlap");
     snprintf(s->params, sizeof s->params, "%s", params);
-    snprintf(s->note, sizeof s->note, "fused %s .. %s (%u nodes)", m1->name, m2->name, gr->n);
+    snprintf(s->note, sizeof s->note, "fused %s .. %s (%u nodes%s)", m1->name, m2->name, gr->n,
+             gr->causal ? ", the causal mask as CAUSAL=1" : "");
     c->p->rep.fused_attention++;
+    return DV_OK;
+}
+
+/* PyTorch's erf GELU (five nodes) as one host step: its inner tensors never reach GM. */
+dv_status cc_lower_gelu(cctx *c, const cc_group *gr)
+{
+    int in = cc_use(c, gr->x, DV_TL_ND), out = cc_define(c, gr->out, DV_TL_ND);
+    dv_plan_step *s = cc_make_step(c, DV_STEP_HOST, "Gelu", &in, 1, &out, 1, gr->nodes, gr->n);
+    if (!s)
+        return nomem(c);
+    snprintf(s->note, sizeof s->note,
+             "x*0.5*(1+erf(x/sqrt2)), %u nodes in one (no device erf: matmul's ACT=2 is sigmoid's GELU)",
+             gr->n);
+    c->p->rep.fused_gelu++;
     return DV_OK;
 }

@@ -13,7 +13,8 @@ typedef enum cc_group_kind {
     CC_SINGLE,    /* one node */
     CC_CONV_RELU, /* Conv, Relu: conv2d_bias_relu */
     CC_MATMUL, /* MatMul or Gemm, then [Add bias] [Relu | Sigmoid, Mul (SiLU) | Mul, Sigmoid, Mul (GELU)] */
-    CC_ATTENTION, /* Transpose(K), MatMul, scale, Softmax, MatMul */
+    CC_ATTENTION, /* Transpose(K), MatMul, scale, [causal mask], Softmax, MatMul */
+    CC_GELU,      /* Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5 (PyTorch's exact GELU): one host step */
 } cc_group_kind;
 
 /* Nodes lowered together into one step: found by the fusion pass (compile_fuse.c). */
@@ -23,6 +24,9 @@ typedef struct cc_group {
     int nodes[CC_GROUP_MAX]; /* in graph order; the step is made at the last one */
     int bias;                /* CC_MATMUL: the graph tensor of the bias (-1: none) */
     int relu, act;           /* CC_MATMUL: RELU, ACT (1 SiLU, 2 GELU) */
+    int causal;              /* CC_ATTENTION: a causal mask (Where or Add of -inf above the diagonal) */
+    int tk, m1, q;           /* CC_ATTENTION: the Transpose(K) and Q K^T nodes, the Q tensor read */
+    int x;                   /* CC_GELU: the graph tensor it reads */
     int out;                 /* the graph tensor the group's step produces */
 } cc_group;
 
@@ -50,6 +54,17 @@ dv_status cc_count_consumers(cctx *c);
 /* The only node reading graph tensor t (-1 if none, several, or t is a graph output). */
 int cc_sole_consumer(const cctx *c, int t);
 
+/* Fusion helpers (compile_fuse.c) and the attention pattern (compile_attn.c). */
+double cc_scalar_operand(const dv_graph *g, const dv_gnode *n,
+                         int x);                /* the other input's one value, or NAN */
+int cc_producer(const dv_graph *g, int t);      /* the node writing t (-1: a constant or graph input) */
+int cc_other_input(const dv_gnode *n, int x);   /* binary n's input other than x (-1 if x is neither) */
+int cc_cmp_int(const void *a, const void *b);   /* qsort of node indices */
+bool cc_add_group(cctx *c, const cc_group *gr); /* false if a node already belongs to a group */
+/* The attention group at MatMul i; *split: its Transpose(K) must be split first (cc_attention_split_keys). */
+bool cc_match_attention(cctx *c, unsigned i, cc_group *gr, bool *split);
+dv_status cc_attention_split_keys(cctx *c);
+
 /* Lowering (compile_lower.c; the Cube operators in compile_ops.c). */
 bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why,
                     size_t len);
@@ -60,6 +75,7 @@ dv_status cc_lower_single(cctx *c, unsigned ni);
 dv_status cc_lower_conv(cctx *c, unsigned ni, int relu);
 dv_status cc_lower_matmul(cctx *c, const cc_group *gr);
 dv_status cc_lower_attention(cctx *c, const cc_group *gr);
+dv_status cc_lower_gelu(cctx *c, const cc_group *gr);
 
 /* Softmax s runs along its input's last dim. */
 bool cc_softmax_on_last(const dv_graph *g, const dv_gnode *s);

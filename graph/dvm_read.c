@@ -152,6 +152,7 @@ static void meta_line(dv_plan *p, const char *key, const char *val)
              {"fused_conv", &r->fused_conv, NULL},
              {"fused_matmul", &r->fused_matmul, NULL},
              {"fused_attention", &r->fused_attention, NULL},
+             {"fused_gelu", &r->fused_gelu, NULL},
              {"layernorms", &r->layernorms, NULL},
              {"nz_weights", &r->nz_weights, NULL},
              {"fracz_weights", &r->fracz_weights, NULL},

@@ -1,5 +1,6 @@
 /* ref_math.c - the reference of the arithmetic ops: MatMul, Gemm, the
- * broadcasting binaries, Relu / Gelu / Sigmoid, Softmax, LayerNormalization.
+ * broadcasting binaries (Add, Sub, Mul, Div, Pow, Equal), the elementwise
+ * unaries (Relu, Gelu, Sigmoid, Erf, Neg, Sqrt), Softmax, LayerNormalization.
  * Everything in double (the tolerance the checks allow is fp16's). */
 #include "ref_priv.h"
 
@@ -118,7 +119,8 @@ dv_status ref_binary(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err
     int64_t d[DV_G_MAX_RANK];
     if (!ref_broadcast(a, b, &r, d))
         return ref_error(err, g, n, "shapes of '%s' and '%s' do not broadcast", a->name, b->name);
-    dv_status st = ref_set_out(g, n, 0, a->dtype, r, d, compute, err);
+    /* Equal answers bool; Pow has its base's type (opset 15: the exponent's may differ) */
+    dv_status st = ref_set_out(g, n, 0, n->op == DV_GOP_EQUAL ? DV_GDT_BOOL : a->dtype, r, d, compute, err);
     if (st != DV_OK || !compute)
         return st;
     dv_gtensor *y = ref_out(g, n, 0);
@@ -131,6 +133,10 @@ dv_status ref_binary(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err
         case DV_GOP_ADD: v = x + z; break;
         case DV_GOP_SUB: v = x - z; break;
         case DV_GOP_MUL: v = x * z; break;
+        case DV_GOP_EQUAL: v = x == z; break;
+        case DV_GOP_POW: /* an integer base gives an integer power (numpy's, ONNX's test_pow_types_int*) */
+            v = integer ? (isfinite(pow(x, z)) ? trunc(pow(x, z)) : 0) : pow(x, z);
+            break;
         default: v = integer ? (z != 0 ? trunc(x / z) : 0) : x / z; break; /* integer Div truncates */
         }
         y->data[e] = v;
@@ -156,7 +162,10 @@ dv_status ref_unary(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err)
         switch (n->op) {
         case DV_GOP_RELU: y[e] = v > 0 ? v : 0; break;
         case DV_GOP_SIGMOID: y[e] = 1 / (1 + exp(-v)); break;
-        default: /* Gelu: erf, or the tanh approximation when asked */
+        case DV_GOP_ERF: y[e] = erf(v); break;
+        case DV_GOP_NEG: y[e] = -v; break;
+        case DV_GOP_SQRT: y[e] = sqrt(v); break; /* NaN below 0, as numpy */
+        default:                                 /* Gelu: erf, or the tanh approximation when asked */
             y[e] = tanh_gelu
                        ? 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)))
                        : 0.5 * v * (1 + erf(v / sqrt(2.0)));

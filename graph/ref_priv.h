@@ -30,10 +30,13 @@ bool ref_broadcast(const dv_gtensor *a, const dv_gtensor *b, int *rank, int64_t 
 size_t ref_bcast_index(const dv_gtensor *t, int rank, const int64_t *dims, const int64_t *idx);
 /* Advances a multi-index over dims (row-major); false after the last. */
 bool ref_next(int64_t *idx, int rank, const int64_t *dims);
+/* The values of a constant input as ints (at most max; saturated); false when t is absent, has no value or
+ * holds more than max. */
+bool ref_input_ints(const dv_gtensor *t, int64_t *out, size_t max, size_t *count);
 /* Ints of an attribute (n set; NULL if absent or not INTS). */
 const int64_t *ref_attr_ints(const dv_gnode *n, const char *name, size_t *count);
 
-/* The ops (ref_math.c, ref_nn.c, ref_shape_ops.c). */
+/* The ops (ref_math.c, ref_nn.c, ref_shape_ops.c, ref_select.c, ref_reduce.c). */
 dv_status ref_matmul(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
 dv_status ref_gemm(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
 dv_status ref_binary(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
@@ -56,5 +59,10 @@ dv_status ref_slice(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err)
 dv_status ref_squeeze(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
 dv_status ref_cast(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
 dv_status ref_expand(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
+/* ref_select.c, ref_reduce.c */
+dv_status ref_where(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
+dv_status ref_constant_of_shape(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
+dv_status ref_dropout(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
+dv_status ref_reduce_mean(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err);
 
 #endif

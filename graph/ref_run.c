@@ -8,16 +8,25 @@
 #include <string.h>
 
 static const ref_op_fn ops[DV_GOP_COUNT] = {
-    [DV_GOP_MATMUL] = ref_matmul,       [DV_GOP_GEMM] = ref_gemm,       [DV_GOP_CONV] = ref_conv,
-    [DV_GOP_ADD] = ref_binary,          [DV_GOP_SUB] = ref_binary,      [DV_GOP_MUL] = ref_binary,
-    [DV_GOP_DIV] = ref_binary,          [DV_GOP_RELU] = ref_unary,      [DV_GOP_GELU] = ref_unary,
-    [DV_GOP_SIGMOID] = ref_unary,       [DV_GOP_SOFTMAX] = ref_softmax, [DV_GOP_LAYERNORM] = ref_layernorm,
-    [DV_GOP_TRANSPOSE] = ref_transpose, [DV_GOP_RESHAPE] = ref_reshape, [DV_GOP_FLATTEN] = ref_flatten,
-    [DV_GOP_MAXPOOL] = ref_pool,        [DV_GOP_AVGPOOL] = ref_pool,    [DV_GOP_GAP] = ref_gap,
-    [DV_GOP_BATCHNORM] = ref_batchnorm, [DV_GOP_CONCAT] = ref_concat,   [DV_GOP_CONSTANT] = ref_constant,
-    [DV_GOP_IDENTITY] = ref_identity,   [DV_GOP_SHAPE] = ref_shape,     [DV_GOP_GATHER] = ref_gather,
-    [DV_GOP_SLICE] = ref_slice,         [DV_GOP_SQUEEZE] = ref_squeeze, [DV_GOP_UNSQUEEZE] = ref_squeeze,
-    [DV_GOP_CAST] = ref_cast,           [DV_GOP_EXPAND] = ref_expand,
+    [DV_GOP_MATMUL] = ref_matmul,       [DV_GOP_GEMM] = ref_gemm,
+    [DV_GOP_CONV] = ref_conv,           [DV_GOP_ADD] = ref_binary,
+    [DV_GOP_SUB] = ref_binary,          [DV_GOP_MUL] = ref_binary,
+    [DV_GOP_DIV] = ref_binary,          [DV_GOP_RELU] = ref_unary,
+    [DV_GOP_GELU] = ref_unary,          [DV_GOP_SIGMOID] = ref_unary,
+    [DV_GOP_SOFTMAX] = ref_softmax,     [DV_GOP_LAYERNORM] = ref_layernorm,
+    [DV_GOP_TRANSPOSE] = ref_transpose, [DV_GOP_RESHAPE] = ref_reshape,
+    [DV_GOP_FLATTEN] = ref_flatten,     [DV_GOP_MAXPOOL] = ref_pool,
+    [DV_GOP_AVGPOOL] = ref_pool,        [DV_GOP_GAP] = ref_gap,
+    [DV_GOP_BATCHNORM] = ref_batchnorm, [DV_GOP_CONCAT] = ref_concat,
+    [DV_GOP_CONSTANT] = ref_constant,   [DV_GOP_IDENTITY] = ref_identity,
+    [DV_GOP_SHAPE] = ref_shape,         [DV_GOP_GATHER] = ref_gather,
+    [DV_GOP_SLICE] = ref_slice,         [DV_GOP_SQUEEZE] = ref_squeeze,
+    [DV_GOP_UNSQUEEZE] = ref_squeeze,   [DV_GOP_CAST] = ref_cast,
+    [DV_GOP_EXPAND] = ref_expand,       [DV_GOP_ERF] = ref_unary,
+    [DV_GOP_NEG] = ref_unary,           [DV_GOP_SQRT] = ref_unary,
+    [DV_GOP_POW] = ref_binary,          [DV_GOP_EQUAL] = ref_binary,
+    [DV_GOP_WHERE] = ref_where,         [DV_GOP_REDUCEMEAN] = ref_reduce_mean,
+    [DV_GOP_DROPOUT] = ref_dropout,     [DV_GOP_CONSTANTOFSHAPE] = ref_constant_of_shape,
 };
 
 dv_gtensor *ref_in(dv_graph *g, const dv_gnode *n, unsigned i)
@@ -113,6 +122,19 @@ bool ref_next(int64_t *idx, int rank, const int64_t *dims)
         idx[i] = 0;
     }
     return false;
+}
+
+bool ref_input_ints(const dv_gtensor *t, int64_t *out, size_t max, size_t *count)
+{
+    int64_t c = t ? dv_gtensor_count(t) : -1;
+    if (!t || !t->data || c < 0 || (size_t)c > max)
+        return false;
+    for (int64_t i = 0; i < c; i++) {
+        double v = t->data[i];
+        out[i] = v > 9.2e18 ? INT64_MAX : v < -9.2e18 ? INT64_MIN : (int64_t)v;
+    }
+    *count = (size_t)c;
+    return true;
 }
 
 const int64_t *ref_attr_ints(const dv_gnode *n, const char *name, size_t *count)

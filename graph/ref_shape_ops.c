@@ -16,20 +16,6 @@ static void copy_values(dv_graph *g, const dv_gnode *n, const dv_gtensor *x)
         memcpy(ref_out(g, n, 0)->data, x->data, (size_t)c * sizeof(double));
 }
 
-/* Ints from a constant input (an int64 tensor's values), or NULL (count 0) when it has no value. */
-static bool input_ints(const dv_gtensor *t, int64_t *out, size_t max, size_t *count)
-{
-    int64_t c = t ? dv_gtensor_count(t) : -1;
-    if (!t || !t->data || c < 0 || (size_t)c > max)
-        return false;
-    for (int64_t i = 0; i < c; i++) {
-        double v = t->data[i];
-        out[i] = v > 9.2e18 ? INT64_MAX : v < -9.2e18 ? INT64_MIN : (int64_t)v;
-    }
-    *count = (size_t)c;
-    return true;
-}
-
 dv_status ref_transpose(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err)
 {
     dv_gtensor *x = ref_in(g, n, 0);
@@ -75,7 +61,7 @@ dv_status ref_reshape(dv_graph *g, const dv_gnode *n, bool compute, dv_error *er
     dv_gtensor *x = ref_in(g, n, 0);
     int64_t sh[DV_G_MAX_RANK];
     size_t ns;
-    if (!ref_known(x) || !input_ints(ref_in(g, n, 1), sh, DV_G_MAX_RANK, &ns))
+    if (!ref_known(x) || !ref_input_ints(ref_in(g, n, 1), sh, DV_G_MAX_RANK, &ns))
         return DV_OK;
     bool allowzero = dv_gnode_attr_int(n, "allowzero", 0) != 0;
     int64_t known = 1, count = dv_gtensor_count(x);
@@ -280,12 +266,12 @@ dv_status ref_slice(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err)
         }
         na = ns;
     } else {
-        if (!input_ints(ref_in(g, n, 1), st_, DV_G_MAX_RANK, &ns) ||
-            !input_ints(ref_in(g, n, 2), en, DV_G_MAX_RANK, &ne))
+        if (!ref_input_ints(ref_in(g, n, 1), st_, DV_G_MAX_RANK, &ns) ||
+            !ref_input_ints(ref_in(g, n, 2), en, DV_G_MAX_RANK, &ne))
             return DV_OK;
-        if (ref_in(g, n, 3) && !input_ints(ref_in(g, n, 3), ax, DV_G_MAX_RANK, &na))
+        if (ref_in(g, n, 3) && !ref_input_ints(ref_in(g, n, 3), ax, DV_G_MAX_RANK, &na))
             return DV_OK;
-        if (ref_in(g, n, 4) && !input_ints(ref_in(g, n, 4), sp, DV_G_MAX_RANK, &nsp))
+        if (ref_in(g, n, 4) && !ref_input_ints(ref_in(g, n, 4), sp, DV_G_MAX_RANK, &nsp))
             return DV_OK;
         if (ne != ns || (ref_in(g, n, 3) && na != ns) || (ref_in(g, n, 4) && nsp != ns))
             return ref_error(err, g, n, "starts, ends, axes and steps differ in length");
@@ -350,7 +336,7 @@ dv_status ref_squeeze(dv_graph *g, const dv_gnode *n, bool compute, dv_error *er
     size_t na = 0;
     bool have = false;
     if (ref_in(g, n, 1)) {
-        if (!input_ints(ref_in(g, n, 1), axes, DV_G_MAX_RANK, &na))
+        if (!ref_input_ints(ref_in(g, n, 1), axes, DV_G_MAX_RANK, &na))
             return ref_in(g, n, 1)->data ? ref_error(err, g, n, "more than %d axes", DV_G_MAX_RANK) : DV_OK;
         have = true;
     } else {
@@ -419,7 +405,7 @@ dv_status ref_expand(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err
     dv_gtensor *x = ref_in(g, n, 0);
     int64_t sh[DV_G_MAX_RANK];
     size_t ns;
-    if (!ref_known(x) || !input_ints(ref_in(g, n, 1), sh, DV_G_MAX_RANK, &ns))
+    if (!ref_known(x) || !ref_input_ints(ref_in(g, n, 1), sh, DV_G_MAX_RANK, &ns))
         return DV_OK;
     dv_gtensor want = {.rank = (int)ns};
     for (size_t i = 0; i < ns; i++) {

@@ -19,6 +19,10 @@ numpy's RandomState(seed):
                      the supported set), Q/K/V without bias, rotary embedding (Slice, Mul -1,
                      Concat, Mul cos/sin, Add), attention without a mask, SwiGLU MLP
                      (x*Sigmoid(x) * up), residual Adds
+  gpt_layer.onnx     a GPT-style pre-norm layer in the forms PyTorch's exporter writes: Q scaled by
+                     Mul 1/8 before Q K^T, K as Transpose(perm [0,2,3,1]) of [1,S,H,D], an additive
+                     causal mask (0 / float32's lowest), the erf GELU as Mul(Mul(x, 0.5), 1 +
+                     Erf(x / sqrt2)), FFN 1024
 Run with Debian's /usr/bin/python3 (python3-onnx).
 """
 import argparse
@@ -202,8 +206,34 @@ def llama_layer(rng, seq=128, dim=256, nh=4, ffn=512):
     return b.model("llama_layer", [tensor("x", [1, seq, dim])], [tensor("y", [1, seq, dim])])
 
 
+def gpt_layer(rng, seq=128, dim=256, nh=4, ffn=1024):
+    """The forms torch's exporter writes, built by hand: Q scaled before Q K^T, K transposed to
+    [B, H, D, S] in one Transpose (perm [0,2,3,1]), an additive causal mask (0 / float32's lowest),
+    and the erf GELU with its 0.5 taken first: Mul(Mul(x, 0.5), 1 + Erf(x / sqrt2))."""
+    b = Builder(rng)
+    hd = dim // nh
+    h = b.layernorm("x", dim)
+    q = heads(b, b.linear(h, dim, dim), seq, nh, hd)
+    q = b.op("Mul", [q, b.const("qscale", np.array(1 / np.sqrt(hd), dtype=np.float32))])
+    k = b.op("Reshape", [b.linear(h, dim, dim), b.const("shp", np.array([1, seq, nh, hd], dtype=np.int64))])
+    kt = b.op("Transpose", [k], perm=[0, 2, 3, 1])
+    v = heads(b, b.linear(h, dim, dim), seq, nh, hd)
+    s = b.op("MatMul", [q, kt])
+    mask = np.where(np.triu(np.ones((seq, seq), dtype=bool), 1), np.finfo(np.float32).min, 0).astype(np.float32)
+    s = b.op("Add", [s, b.const("causal", mask)])
+    a = merge(b, b.op("MatMul", [b.op("Softmax", [s], axis=-1), v]), seq, dim)
+    x1 = b.op("Add", ["x", b.linear(a, dim, dim)])
+    f = b.linear(b.layernorm(x1, dim), dim, ffn)
+    half = b.op("Mul", [f, b.const("half", np.array(0.5, dtype=np.float32))])
+    e = b.op("Erf", [b.op("Div", [f, b.const("sqrt2", np.array(np.sqrt(2), dtype=np.float32))])])
+    g = b.op("Mul", [half, b.op("Add", [b.const("one", np.array(1, dtype=np.float32)), e])])
+    y = b.op("Add", [x1, b.linear(g, ffn, dim)])
+    b.nodes.append(helper.make_node("Identity", [y], ["y"], name="out"))
+    return b.model("gpt_layer", [tensor("x", [1, seq, dim])], [tensor("y", [1, seq, dim])])
+
+
 MODELS = {"mlp": mlp, "resnet_block": resnet_block, "resnet_small": resnet_small, "bert_layer": bert_layer,
-          "llama_layer": llama_layer}
+          "llama_layer": llama_layer, "gpt_layer": gpt_layer}
 
 
 def main():

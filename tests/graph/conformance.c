@@ -21,7 +21,9 @@
 #include <sys/stat.h>
 
 static const char *const REQUIRED[] = {
-    "Gemm", "MatMul", "Conv", "Relu", "Add", "Softmax", "LayerNormalization"};
+    "Gemm", "MatMul", "Conv", "Relu", "Add", "Softmax", "LayerNormalization",
+    /* what PyTorch's exporter writes for GELU, RMSNorm, masks (issue 18d) */
+    "Erf", "Neg", "Sqrt", "Pow", "Equal", "Where", "ReduceMean", "Dropout", "ConstantOfShape"};
 enum { NREQ = sizeof REQUIRED / sizeof REQUIRED[0] };
 
 typedef struct tally {

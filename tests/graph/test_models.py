@@ -29,6 +29,10 @@ EXPECT = {
     "bert_layer": {"fused_matmul": 6, "fused_attention": 1, "shape_folded": 9, "layernorms": 2},
     # only the gate's SiLU fuses (no biases); one attention
     "llama_layer": {"fused_matmul": 1, "fused_attention": 1, "shape_folded": 9},
+    # Q, K, V, O, FFN1, FFN2 bias epilogues; attention with the Q-side scale, K's [0,2,3,1] Transpose
+    # split and the additive causal mask (CAUSAL=1); the erf GELU (0.5 first) as one host step;
+    # 2 x (Shape, Gather, Concat) folded
+    "gpt_layer": {"fused_matmul": 6, "fused_attention": 1, "fused_gelu": 1, "shape_folded": 6, "layernorms": 2},
 }
 
 
@@ -59,6 +63,10 @@ def main():
         assert r0["peak_bytes"] == r0["peak_no_reuse_bytes"], name  # -O0 shares no buffer
         for key, v in want.items():
             assert r2[key] == v, "%s: %s = %s, expected %s" % (name, key, r2[key], v)
+        if name == "gpt_layer":
+            att = [s for s in o2["steps"] if s["op"] == "attention"]
+            assert len(att) == 1 and att[0]["shape"].endswith("CAUSAL=1"), att
+            assert any("split" in line for line in o2["passes"]), o2["passes"]
         # no two buffers live at once may overlap in GM
         ts = [t for t in o2["tensors"] if t["region"] == "activations" and t["alias"] < 0 and t["last_step"] >= -1
               and t["first_step"] <= t["last_step"]]
