@@ -169,6 +169,23 @@ int graph_report_json(const graph_report *r)
     cJSON_AddNumberToObject(root, "edges_reuse", res->edges_reuse);
     cJSON_AddNumberToObject(root, "event_waits", res->events);
     cJSON_AddNumberToObject(root, "races", res->nraces);
+    /* the outputs' sums, so two runs (-O0 and -O2) can be compared without the values */
+    cJSON *outs = cJSON_AddArrayToObject(root, "outputs");
+    for (unsigned k = 0; outs && k < res->noutputs; k++) {
+        const dv_gtensor *t = &res->outputs[k];
+        cJSON *o = cJSON_CreateObject(), *dims = cJSON_AddArrayToObject(o, "dims");
+        double sum = 0, sum_abs = 0;
+        for (int64_t e = 0; t->data && e < dv_gtensor_count(t); e++) {
+            sum += t->data[e];
+            sum_abs += t->data[e] < 0 ? -t->data[e] : t->data[e];
+        }
+        cJSON_AddItemToArray(outs, o);
+        cJSON_AddStringToObject(o, "name", t->name);
+        for (int d = 0; dims && d < t->rank; d++)
+            cJSON_AddItemToArray(dims, cJSON_CreateNumber((double)t->dims[d]));
+        cJSON_AddNumberToObject(o, "sum", sum);
+        cJSON_AddNumberToObject(o, "sum_abs", sum_abs);
+    }
     const graph_check *c = &r->check;
     cJSON_AddBoolToObject(chk, "done", c->done);
     cJSON_AddBoolToObject(chk, "passed", c->done && c->compared && !c->mismatches);
