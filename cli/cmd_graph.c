@@ -284,6 +284,7 @@ static void check_outputs(const dv_plan *p, const dv_graph_run_result *res, cons
 
 typedef struct trace_ctx {
     const char *path;
+    const dv_plan *p;
     rt_trace *t;
     unsigned streams;
 } trace_ctx;
@@ -303,9 +304,15 @@ static const char *stream_name(const void *user, unsigned i)
     return names[i % DV_RT_MAX_STREAMS];
 }
 
-static dv_status trace_done(void *user, dv_rt_device *d, dv_error *err)
+static dv_status trace_done(void *user, dv_rt_device *d, const dv_graph_run_result *res, dv_error *err)
 {
     trace_ctx *tc = user;
+    for (unsigned i = 0; i < res->nsteps; i++) /* host and layout steps: a mark where their callback ran */
+        if (tc->p->s[i].kind != DV_STEP_DEVICE) {
+            char name[64];
+            snprintf(name, sizeof name, "%s:%s", dv_step_kind_name(tc->p->s[i].kind), tc->p->s[i].op);
+            rt_trace_mark(tc->t, res->step[i].stream, res->step[i].start, name);
+        }
     dv_status st = rt_trace_finish(tc->t, d, stream_name, NULL, tc->streams, err);
     tc->t = NULL;
     return st;
@@ -326,7 +333,7 @@ int cmd_graph(int argc, char **argv)
     unsigned nin = 0;
     char from[2100];
     dv_graph_run_result *res = NULL;
-    trace_ctx tc = {.path = o.trace, .streams = o.streams};
+    trace_ctx tc = {.path = o.trace, .p = p, .streams = o.streams};
     dv_graph_run_opts ro = {
         .streams = o.streams, .timing_only = o.timing_only, .no_reuse_edges = o.no_reuse_edges};
     if (o.trace) {

@@ -24,14 +24,17 @@
 #include "dv_plan.h"
 #include "dv_rt.h"
 
+struct dv_graph_run_result;
+
 typedef struct dv_graph_run_opts {
     unsigned streams;    /* 1 .. DV_RT_MAX_STREAMS (0: 1) */
     bool timing_only;    /* no data: no values, nothing to check (host steps then move nothing) */
     bool no_reuse_edges; /* tests only: leave out the reuse edges (the race check must see it) */
     /* Called once the device is open, before the first launch (a trace's observer), or NULL. */
     dv_status (*on_open)(void *user, dv_rt_device *d, dv_error *err);
-    /* Called after the run, before the device closes (the trace's lanes from its records), or NULL. */
-    dv_status (*on_done)(void *user, dv_rt_device *d, dv_error *err);
+    /* Called after the run with its figures, before the device closes (the trace's lanes from its
+     * records), or NULL. */
+    dv_status (*on_done)(void *user, dv_rt_device *d, const struct dv_graph_run_result *res, dv_error *err);
     void *user;
 } dv_graph_run_opts;
 

@@ -401,7 +401,7 @@ dv_status dv_graph_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninp
     if (st == DV_OK)
         st = read_outputs(&g, err);
     if (st == DV_OK && opt && opt->on_done)
-        st = opt->on_done(opt->user, g.d, err);
+        st = opt->on_done(opt->user, g.d, g.res, err);
     for (unsigned i = 0; ev && i < p->nsteps; i++)
         if (ev[i])
             dv_rt_event_destroy(ev[i]);

@@ -97,6 +97,12 @@ def streams(dvsim, work):
     assert bad["edges_reuse"] == 0 and bad["races"] > 0
 
 
+def ev_streams_pid(ev):
+    """The trace's process of the stream lanes (named "streams")."""
+    return next(e["pid"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "streams")
+
+
 def options(dvsim, work):
     mlp = os.path.join(work, "mlp.onnx")
     b4 = graph(dvsim, mlp, "--batch", "4")
@@ -119,6 +125,10 @@ def options(dvsim, work):
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
     names = {e.get("args", {}).get("name") for e in ev if e.get("ph") == "M"}
     assert "stream0" in str(names) and "stream1" in str(names), names
+    pid = ev_streams_pid(ev)
+    launches = [e for e in ev if e.get("ph") == "X" and e.get("pid") == pid]
+    assert len([e for e in launches if e.get("cat") != "overhead"]) == 6, "two_branch -O0: 6 device steps"
+    assert [e["name"] for e in ev if e.get("ph") == "i"] == ["host:Identity"], "the host step's mark"
     # bad input
     run([dvsim, "graph", os.path.join(work, "no_such.onnx")], 66)
     garbage = os.path.join(work, "garbage.onnx")
