@@ -168,7 +168,7 @@ static int load_plan(const graph_opts *o, dv_plan **p)
     for (unsigned i = 0; o->batch && i < g->ninputs; i++)
         if (g->t[g->inputs[i]].rank >= 1)
             g->t[g->inputs[i]].dims[0] = o->batch;
-    int rc = dv_plan_compile(g, o->opt, &cfg, p, &err) != DV_OK ? cli_fail(&err) : 0;
+    int rc = dv_plan_compile_streams(g, o->opt, &cfg, o->streams, p, &err) != DV_OK ? cli_fail(&err) : 0;
     dv_graph_destroy(g);
     return rc;
 }

@@ -11,24 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The operator's tensor names for a device step's inputs and its output, in
- * the order compile_lower.c / compile_ops.c give them (the kernels' own
- * dv_opr_tensor_add names). */
-static const struct {
-    const char *op;
-    const char *in[3];
-    const char *out;
-} op_names[] = {
-    {"matmul", {"a", "b", "bias"}, "c"},
-    {"conv2d", {"x", "w", NULL}, "y"},
-    {"conv2d_bias_relu", {"x", "w", "bias"}, "y"},
-    {"attention", {"q", "k", "v"}, "o"},
-    {"add", {"x", "y", NULL}, "z"},
-    {"relu", {"x", NULL, NULL}, "y"},
-    {"softmax", {"x", NULL, NULL}, "y"},
-    {"layernorm", {"x", "gamma", "beta"}, "y"},
-};
-
 typedef struct grun grun;
 typedef struct host_job {
     grun *g;
@@ -161,18 +143,16 @@ static void host_fn(void *user, dv_rt_device *d, dv_rt_stream *stream)
 static dv_status launch_device(grun *g, dv_rt_stream *st, unsigned i, dv_error *err)
 {
     const dv_plan_step *s = &g->p->s[i];
-    unsigned k = 0;
-    while (k < sizeof op_names / sizeof op_names[0] && strcmp(op_names[k].op, s->op) != 0)
-        k++;
-    if (k == sizeof op_names / sizeof op_names[0] || s->nout != 1 || s->nin > 3)
+    if (s->nout != 1 || !dv_plan_op_tensor(s->op, true, 0))
         return dv_error_set(err, DV_ERR_INTERNAL, "step %u: the runner does not know operator %s's tensors",
                             i, s->op);
     dv_rt_op_launch op = {.op = s->op, .req = {.variant = s->variant, .dtype = s->dtype, .shape = s->params}};
     for (unsigned j = 0; j < s->nin; j++) {
-        op.name[op.nbound] = op_names[k].in[j];
+        if (!(op.name[op.nbound] = dv_plan_op_tensor(s->op, false, j)))
+            return dv_error_set(err, DV_ERR_INTERNAL, "step %u: %s has no input %u", i, s->op, j);
         op.addr[op.nbound++] = addr_of(g, s->in[j]);
     }
-    op.name[op.nbound] = op_names[k].out;
+    op.name[op.nbound] = dv_plan_op_tensor(s->op, true, 0);
     op.addr[op.nbound++] = addr_of(g, s->out[0]);
     dv_graph_step_run *r = &g->res->step[i];
     r->first_record = dv_rt_record_count(g->d);

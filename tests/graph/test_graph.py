@@ -12,9 +12,10 @@ python3-onnx; exit 77 when it is missing) and checks, with --json:
     fewer launches, fewer GM bytes and fewer cycles;
   - streams: two_branch at -O0 (no GM reuse, so nothing but the data ties the
     branches) finishes sooner on two streams than on one, and no sooner than
-    its longer branch alone (branch_a); at -O2 the memory plan's reuse edges
-    order the branches and two streams are no slower; without the reuse edges
-    (--test-no-reuse-edges) the race check reports races and the run fails;
+    its longer branch alone (branch_a); the same at -O2 with the memory plan
+    made for two streams; a .dvm (a one-stream memory plan) on two streams is
+    ordered by its reuse edges, and without them (--test-no-reuse-edges) the
+    race check reports races and the run fails;
   - --batch, a .dvm, --timing-only, --trace, and the bad-input exit codes.
 """
 import json
@@ -85,15 +86,25 @@ def streams(dvsim, work):
     assert s2["latency_cycles"] >= a["latency_cycles"]
     assert {st["stream"] for st in s2["steps"]} == {0, 1}, "both streams used"
     assert s2["event_waits"] >= 1 and s1["event_waits"] == 0
-    # -O2: the memory plan reuses branch A's ranges for branch B; those edges order them
+    # -O2, compiled for two streams: GM reuse only along the data's dependencies, so the branches overlap
     f1, f2 = graph(dvsim, two, "--streams", "1"), graph(dvsim, two, "--streams", "2")
+    fa = graph(dvsim, alone)
     passed(f1, "two_branch -O2 1 stream")
     passed(f2, "two_branch -O2 2 streams")
-    assert f2["edges_reuse"] > 0 and f2["latency_cycles"] <= f1["latency_cycles"]
-    # without the reuse edges the branches overlap on shared GM: the race check must see it (exit 1)
-    bad = graph(dvsim, two, "--streams", "2", "--test-no-reuse-edges", expect_rc=1)
-    print("two_branch -O2: 1 stream %d, 2 streams %d cycles (%d reuse edges); without them %d races" %
-          (f1["latency_cycles"], f2["latency_cycles"], f2["edges_reuse"], bad["races"]))
+    print("two_branch -O2: 1 stream %d cycles (peak %d B), 2 streams %d cycles (peak %d B); branch_a %d cycles" %
+          (f1["latency_cycles"], f1["peak_gm_bytes"], f2["latency_cycles"], f2["peak_gm_bytes"],
+           fa["latency_cycles"]))
+    assert fa["latency_cycles"] <= f2["latency_cycles"] < f1["latency_cycles"]
+    assert f2["peak_gm_bytes"] >= f1["peak_gm_bytes"]  # the price: ranges kept apart across branches
+    # a .dvm's memory plan is for one stream: on two, its reuse edges order the branches; without them the
+    # branches overwrite each other's ranges and the race check must see it (exit 1)
+    dvm = os.path.join(work, "two_branch.dvm")
+    run([dvsim, "compile", two, "-o", dvm])
+    d2 = graph(dvsim, dvm, "--streams", "2")
+    assert d2["races"] == 0 and d2["edges_reuse"] > 0 and d2["latency_cycles"] == f1["latency_cycles"], d2["races"]
+    bad = graph(dvsim, dvm, "--streams", "2", "--test-no-reuse-edges", expect_rc=1)
+    print("two_branch.dvm (a one-stream memory plan) on 2 streams: %d cycles with its %d reuse edges, 0 races; "
+          "without them %d races" % (d2["latency_cycles"], d2["edges_reuse"], bad["races"]))
     assert bad["edges_reuse"] == 0 and bad["races"] > 0
 
 
