@@ -49,7 +49,6 @@ static dv_status read_tensor(grun *g, int t, double **out, dv_error *err)
         free(*out);
         *out = NULL;
     }
-    g->res->gm_bytes += pt->bytes;
     return st;
 }
 
@@ -62,7 +61,6 @@ static dv_status write_tensor(grun *g, int t, const double *v, dv_error *err)
     if (st == DV_OK)
         st = dv_rt_memcpy_h2d(g->d, addr_of(g, t), buf, pt->bytes, err);
     free(buf);
-    g->res->gm_bytes += pt->bytes;
     return st;
 }
 
@@ -220,7 +218,6 @@ static dv_status load(grun *g, const dv_gtensor *inputs, unsigned ninputs, dv_er
             st = write_tensor(g, in[k], inputs[k].data, err);
     }
     free(in);
-    g->res->gm_bytes = 0; /* the figures count the run, not the copies in */
     return st;
 }
 
@@ -266,8 +263,9 @@ static dv_status collect(grun *g, dv_error *err)
         dv_graph_step_run *s = &res->step[i];
         if (g->p->s[i].kind == DV_STEP_LAYOUT)
             res->layout_cycles += g->p->s[i].cost_cycles;
-        if (g->p->s[i].kind != DV_STEP_DEVICE) {
+        if (g->p->s[i].kind != DV_STEP_DEVICE) { /* the host's reads and writes: its tensors' layout bytes */
             s->gm_bytes = g->data ? g->p->s[i].gm_bytes : 0;
+            res->gm_bytes += s->gm_bytes;
             continue;
         }
         for (unsigned k = 0; k < s->nrecords; k++) {
@@ -307,7 +305,6 @@ static dv_status read_outputs(grun *g, dv_error *err)
     }
     g->res->noutputs = n;
     dv_status st = DV_OK;
-    uint64_t moved = g->res->gm_bytes;
     for (unsigned k = 0; k < n && st == DV_OK; k++) {
         const dv_plan_tensor *t = &g->p->t[out[k]];
         dv_gtensor *o = &g->res->outputs[k];
@@ -318,7 +315,6 @@ static dv_status read_outputs(grun *g, dv_error *err)
         if (g->data)
             st = read_tensor(g, out[k], &o->data, err);
     }
-    g->res->gm_bytes = moved; /* the copies out are not the run's */
     free(out);
     return st;
 }
