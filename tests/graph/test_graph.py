@@ -106,6 +106,12 @@ def streams(dvsim, work):
     print("two_branch.dvm (a one-stream memory plan) on 2 streams: %d cycles with its %d reuse edges, 0 races; "
           "without them %d races" % (d2["latency_cycles"], d2["edges_reuse"], bad["races"]))
     assert bad["edges_reuse"] == 0 and bad["races"] > 0
+    # compiled for two streams, the .dvm's reuse is implied by the data: no race even without the edges
+    dvm2 = os.path.join(work, "two_branch_s2.dvm")
+    run([dvsim, "compile", two, "--streams", "2", "-o", dvm2])
+    e2 = graph(dvsim, dvm2, "--streams", "2", "--test-no-reuse-edges")
+    assert e2["races"] == 0 and e2["latency_cycles"] == f2["latency_cycles"], (e2["races"], e2["latency_cycles"])
+    run([dvsim, "compile", two, "--streams", "0"], 64)
 
 
 def ev_streams_pid(ev):
