@@ -50,6 +50,9 @@ int cmd_diff(int argc, char **argv);
 void cmd_diff_help(FILE *out);
 int cmd_compile(int argc, char **argv);
 void cmd_compile_help(FILE *out);
+/* dvsim graph: a compiled plan run on the chip through the host runtime (graph/dv_graph_run.h). */
+int cmd_graph(int argc, char **argv);
+void cmd_graph_help(FILE *out);
 int cmd_sweep(int argc, char **argv);
 void cmd_sweep_help(FILE *out);
 int cmd_rt(int argc, char **argv);

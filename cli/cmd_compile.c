@@ -19,35 +19,37 @@
 
 void cmd_compile_help(FILE *out)
 {
-    fprintf(out,
-            "usage: dvsim compile MODEL.onnx [-o MODEL.dvm] [-O0|-O1|-O2] [--chip C] [--json]\n"
-            "                     [--ref [--data DIR] [--seed S]]\n"
-            "       dvsim compile MODEL.dvm [--json]\n\n"
-            "Compiles an ONNX model for the chip: shape inference and folding, BatchNorm folding (-O1),\n"
-            "fusion into conv2d_bias_relu, the matmul epilogue and attention (-O2), layouts (NC1HWC0,\n"
-            "FracZ, NZ) with costed conversions, and a GM plan with buffer reuse (-O1).  Prints what each\n"
-            "pass did, every step (a dvsim operator run, a host step, or a layout conversion, with its\n"
-            "tensors' GM offsets), the GM peak before and after reuse, and the compile time (CPU).\n\n"
-            "  -o FILE      write the compiled model (.dvm, docs/graphs.md)\n"
-            "  -O LEVEL     0 (no fusion, no reuse), 1, 2 (default)\n"
-            "  --chip NAME  ascend910 (default), ascend910b, ... (dvsim chips)\n"
-            "  --ref        run the plan on the CPU, each device step from its operator parameters: compare\n"
-            "               with the expected outputs of\n"
-            "               --data DIR (input_N.pb / output_N.pb; default MODEL's test_data_set_0 if\n"
-            "               there) and with the -O0 plan's outputs (fp16 tolerance); exit 1 if off\n"
-            "  --seed S     inputs drawn uniform in [-1, 1) with seed S when there is no data (1)\n"
-            "  --json       the report as JSON\n"
-            "Given a .dvm, prints the plan it holds.  Exit codes: 65 a malformed or unsupported model\n"
-            "or .dvm, 66 no such file, 1 a --ref mismatch.\n");
+    fprintf(
+        out,
+        "usage: dvsim compile MODEL.onnx [-o MODEL.dvm] [-O0|-O1|-O2] [--chip C] [--streams N] [--json]\n"
+        "                     [--ref [--data DIR] [--seed S]]\n"
+        "       dvsim compile MODEL.dvm [--json]\n\n"
+        "Compiles an ONNX model for the chip: shape inference and folding, BatchNorm folding (-O1),\n"
+        "fusion into conv2d_bias_relu, the matmul epilogue and attention (-O2), layouts (NC1HWC0,\n"
+        "FracZ, NZ) with costed conversions, and a GM plan with buffer reuse (-O1).  Prints what each\n"
+        "pass did, every step (a dvsim operator run, a host step, or a layout conversion, with its\n"
+        "tensors' GM offsets), the GM peak before and after reuse, and the compile time (CPU).\n\n"
+        "  -o FILE      write the compiled model (.dvm, docs/graphs.md)\n"
+        "  -O LEVEL     0 (no fusion, no reuse), 1, 2 (default)\n"
+        "  --chip NAME  ascend910 (default), ascend910b, ... (dvsim chips)\n"
+        "  --streams N  plan GM for dvsim graph --streams N: reuse only along the data's dependencies (1)\n"
+        "  --ref        run the plan on the CPU, each device step from its operator parameters: compare\n"
+        "               with the expected outputs of\n"
+        "               --data DIR (input_N.pb / output_N.pb; default MODEL's test_data_set_0 if\n"
+        "               there) and with the -O0 plan's outputs (fp16 tolerance); exit 1 if off\n"
+        "  --seed S     inputs drawn uniform in [-1, 1) with seed S when there is no data (1)\n"
+        "  --json       the report as JSON\n"
+        "Given a .dvm, prints the plan it holds.  Exit codes: 65 a malformed or unsupported model\n"
+        "or .dvm, 66 no such file, 1 a --ref mismatch.\n");
 }
 
-enum { OPT_CHIP = CLI_OPT_FIRST, OPT_JSON, OPT_REF, OPT_DATA, OPT_SEED };
+enum { OPT_CHIP = CLI_OPT_FIRST, OPT_JSON, OPT_REF, OPT_DATA, OPT_SEED, OPT_STREAMS };
 
 typedef struct compile_opts {
     const char *model, *out, *chip, *data;
     int opt;
     bool json, ref;
-    uint64_t seed;
+    uint64_t seed, streams;
 } compile_opts;
 
 static double cpu_seconds(void)
@@ -350,6 +352,7 @@ static int parse(int argc, char **argv, compile_opts *o)
                                              {"ref", no_argument, NULL, OPT_REF},
                                              {"data", required_argument, NULL, OPT_DATA},
                                              {"seed", required_argument, NULL, OPT_SEED},
+                                             {"streams", required_argument, NULL, OPT_STREAMS},
                                              {NULL, 0, NULL, 0}};
     cli_getopt g;
     cli_getopt_init(&g, "compile", argc, argv, "ho:O:", longopts, false);
@@ -372,6 +375,11 @@ static int parse(int argc, char **argv, compile_opts *o)
             if (!g.arg[0] || *end)
                 return cli_usage_error("compile", "--seed takes a number, not '%s'", g.arg);
             break;
+        case OPT_STREAMS:
+            o->streams = strtoull(g.arg, &end, 0);
+            if (!g.arg[0] || *end || g.arg[0] == '-' || o->streams < 1 || o->streams > 64)
+                return cli_usage_error("compile", "--streams takes a number from 1 to 64, not '%s'", g.arg);
+            break;
         case CLI_ARG:
             if (o->model)
                 return cli_usage_error("compile", "one model at a time");
@@ -387,7 +395,7 @@ static int parse(int argc, char **argv, compile_opts *o)
 
 int cmd_compile(int argc, char **argv)
 {
-    compile_opts o = {.opt = 2, .seed = 1};
+    compile_opts o = {.opt = 2, .seed = 1, .streams = 1};
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -407,7 +415,7 @@ int cmd_compile(int argc, char **argv)
         return cli_fail(&err);
     double t1 = cpu_seconds();
     dv_plan *p;
-    if (dv_plan_compile(g, o.opt, &cfg, &p, &err) != DV_OK) {
+    if (dv_plan_compile_streams(g, o.opt, &cfg, (unsigned)o.streams, &p, &err) != DV_OK) {
         dv_graph_destroy(g);
         return cli_fail(&err);
     }

@@ -40,6 +40,8 @@ static const cli_command commands[] = {
     {"isa", "print the instruction set (or its Markdown reference page)", cmd_isa, cmd_isa_help},
     {"compile", "compile an ONNX model (fusion, layouts, GM plan) into a .dvm; --ref checks it on the CPU",
      cmd_compile, cmd_compile_help},
+    {"graph", "run a model (ONNX or .dvm) on the chip through the runtime: per-step table, latency, check",
+     cmd_graph, cmd_graph_help},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

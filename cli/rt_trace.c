@@ -123,6 +123,12 @@ void rt_trace_discard(rt_trace *t)
     free(t);
 }
 
+void rt_trace_mark(rt_trace *t, unsigned stream, uint64_t cycle, const char *name)
+{
+    out(t, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%u,\"ts\":%.4f,\"name\":\"%s\",\"cat\":\"host\"}",
+        PID_STREAMS, stream, us(t, cycle), name);
+}
+
 dv_status rt_trace_finish(rt_trace *t, const dv_rt_device *d,
                           const char *(*name)(const void *user, unsigned i), const void *user,
                           unsigned nstreams, dv_error *err)

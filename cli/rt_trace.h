@@ -14,6 +14,9 @@ typedef struct rt_trace rt_trace;
 /* Opens path (gzip when it ends in .gz) and watches d's chip (before the
  * first launch). */
 rt_trace *rt_trace_create(const char *path, dv_rt_device *d, dv_error *err);
+/* An instant event on stream's lane at cycle (a host function: dvsim graph's host and layout steps);
+ * name is printed as is (no quotes or backslashes). */
+void rt_trace_mark(rt_trace *t, unsigned stream, uint64_t cycle, const char *name);
 /* Writes the streams' lanes from d's records (stream i named name(user, i))
  * and closes the file; frees t either way. */
 dv_status rt_trace_finish(rt_trace *t, const dv_rt_device *d,

@@ -63,6 +63,12 @@ static void fix_symbolic(dv_plan *p)
 
 dv_status dv_plan_compile(const dv_graph *g, int opt, const dv_chip_config *cfg, dv_plan **out, dv_error *err)
 {
+    return dv_plan_compile_streams(g, opt, cfg, 1, out, err);
+}
+
+dv_status dv_plan_compile_streams(const dv_graph *g, int opt, const dv_chip_config *cfg, unsigned streams,
+                                  dv_plan **out, dv_error *err)
+{
     *out = NULL;
     if (opt < 0 || opt > 2)
         return dv_error_set(err, DV_ERR_USAGE, "optimisation level %d (0, 1 or 2)", opt);
@@ -80,6 +86,7 @@ dv_status dv_plan_compile(const dv_graph *g, int opt, const dv_chip_config *cfg,
         return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", g->file);
     }
     p->opt = opt;
+    p->streams = streams > 1 ? streams : 1;
     snprintf(p->chip, sizeof p->chip, "%s", cfg->name);
     p->hbm_bytes_per_cycle = cfg->hbm_bytes_per_cycle;
     p->rep.nodes_in = g->nnodes;
@@ -97,6 +104,8 @@ dv_status dv_plan_compile(const dv_graph *g, int opt, const dv_chip_config *cfg,
         st = cc_fuse(&c);
     if (st == DV_OK)
         st = cc_lower(&c);
+    if (st == DV_OK)
+        st = cc_operator_sizes(&c);
     if (st == DV_OK)
         st = cc_memory(&c);
     if (st == DV_OK)

@@ -43,11 +43,12 @@ typedef struct cctx {
 } cctx;
 
 /* Passes. */
-dv_status cc_fold(cctx *c);   /* shape inference, constant folding, BatchNorm folding (compile_fold.c) */
-dv_status cc_fuse(cctx *c);   /* the fusion groups at -O2 (compile_fuse.c) */
-dv_status cc_lower(cctx *c);  /* nodes and groups to steps (compile_lower.c) */
-dv_status cc_memory(cctx *c); /* liveness and GM offsets (compile_memory.c) */
-dv_status cc_pack_weights(cctx *c); /* the weights region (compile_layout.c) */
+dv_status cc_fold(cctx *c);  /* shape inference, constant folding, BatchNorm folding (compile_fold.c) */
+dv_status cc_fuse(cctx *c);  /* the fusion groups at -O2 (compile_fuse.c) */
+dv_status cc_lower(cctx *c); /* nodes and groups to steps (compile_lower.c) */
+dv_status cc_operator_sizes(cctx *c); /* buffers as large as their operators ask (compile_opsize.c) */
+dv_status cc_memory(cctx *c);         /* liveness and GM offsets (compile_memory.c) */
+dv_status cc_pack_weights(cctx *c);   /* the weights region (compile_layout.c) */
 
 /* The consumers of every graph tensor among the nodes (compile_fold.c). */
 dv_status cc_count_consumers(cctx *c);

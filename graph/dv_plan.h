@@ -48,7 +48,7 @@ typedef struct dv_plan_tensor {
     dv_tlayout layout;
     int64_t dims[DV_G_MAX_RANK]; /* the logical shape */
     int rank;
-    uint64_t bytes; /* in GM at its layout, f16 */
+    uint64_t bytes; /* in GM at its layout, f16, or more if an operator asks for more (compile_opsize.c) */
     bool weight;    /* a constant: lives in the weights region */
     bool input, output;
     int alias;       /* >= 0: shares the buffer of that plan tensor (a reshape); -1 */
@@ -85,6 +85,7 @@ typedef struct dv_plan_report {
 typedef struct dv_plan {
     dv_graph *g; /* the compiled graph: folded, fused nodes kept (the steps list them) */
     int opt;
+    unsigned streams; /* the memory plan's (dv_plan_compile_streams; 1 for dv_plan_compile and a .dvm) */
     char chip[64];
     uint64_t hbm_bytes_per_cycle;
     unsigned ntensors, nsteps, tcap, scap;
@@ -100,6 +101,13 @@ typedef struct dv_plan {
  * a node is inconsistent; DV_ERR_USAGE for a bad opt. */
 dv_status dv_plan_compile(const dv_graph *g, int opt, const dv_chip_config *cfg, dv_plan **out,
                           dv_error *err);
+/* The same with the memory plan made for a run on `streams` streams
+ * (dvsim graph --streams): above 1, a buffer takes over a GM range only from
+ * buffers whose every user its producer depends on through the data, so the
+ * reuse never orders independent branches (a higher peak where the graph
+ * has them; compile_memory.c).  streams 0 or 1 is dv_plan_compile. */
+dv_status dv_plan_compile_streams(const dv_graph *g, int opt, const dv_chip_config *cfg, unsigned streams,
+                                  dv_plan **out, dv_error *err);
 void dv_plan_destroy(dv_plan *p);
 /* Runs the plan on the CPU reference: every step computes the nodes it
  * covers (with the folded constants), in plan order; conversions move no
@@ -114,6 +122,10 @@ dv_status dv_plan_exec_run(const dv_plan *p, const dv_gtensor *inputs, unsigned 
                            dv_error *err);
 /* Graph output k's value in values (from dv_plan_ref_run). */
 const dv_gtensor *dv_plan_ref_output(const dv_plan *p, const dv_graph *values, unsigned k);
+
+/* The tensor name operator op gives a device step's input k (output false) or its output (k 0), as
+ * compile_lower.c and compile_ops.c order the step's tensors; NULL if op has none there. */
+const char *dv_plan_op_tensor(const char *op, bool output, unsigned k);
 
 /* The compiled-model file (.dvm, dvm.c; docs/graphs.md): a versioned
  * container of sections META, TENSORS, STEPS, WEIGHTS. */

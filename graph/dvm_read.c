@@ -264,6 +264,7 @@ dv_status dv_dvm_read(const uint8_t *bytes, size_t len, const char *file, dv_pla
     dv_plan *p = calloc(1, sizeof *p);
     if (!p)
         return dv_error_set(err, DV_ERR_NOMEM, "%s: out of memory", file);
+    p->streams = 1; /* dvsim compile plans the memory for one stream */
     dv_status st = read_all(p, bytes, len, file, err);
     if (st != DV_OK) {
         dv_graph_error_clean(err);

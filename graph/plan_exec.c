@@ -7,6 +7,7 @@
  * that lowering and fusion mapped each node group onto the right operator
  * parameters (a wrong K, a lost bias or a mis-wired epilogue shows up as a
  * different output).  Values are logical (row-major); layout steps move none. */
+#include "compile_priv.h" /* cc_layout_bytes: the bytes of a layout */
 #include "plan_priv.h"
 
 #include <math.h>
@@ -167,9 +168,11 @@ static dv_status exec_vector(pref *r, const dv_plan_step *s, double **in)
     bool rows = strcmp(s->op, "softmax") == 0 || strcmp(s->op, "layernorm") == 0;
     int64_t R = rows ? param(s, "R") : 1, C = rows ? param(s, "C") : 0;
     int64_t n = rows ? R * C : logical_count(&r->p->t[s->out[0]]);
-    if (!rows && param(s, "N") * 2 != (int64_t)r->p->t[s->out[0]].bytes)
+    const dv_plan_tensor *ot = &r->p->t[s->out[0]];
+    if (!rows && (uint64_t)param(s, "N") * 2 != cc_layout_bytes(ot->layout, ot->rank, ot->dims))
         return dv_error_set(r->err, DV_ERR_INTERNAL, "plan step %s: N=%lld for a tensor of %llu bytes", s->op,
-                            (long long)param(s, "N"), (unsigned long long)r->p->t[s->out[0]].bytes);
+                            (long long)param(s, "N"),
+                            (unsigned long long)cc_layout_bytes(ot->layout, ot->rank, ot->dims));
     double *y = malloc((size_t)(n ? n : 1) * sizeof *y);
     if (!y)
         return dv_error_set(r->err, DV_ERR_NOMEM, "out of memory");

@@ -147,6 +147,11 @@ typedef struct dv_rt_record {
     /* an operator's last launch with check: the reference comparison */
     bool checked, passed;
     uint64_t mismatches;
+    /* an operator's last launch: its roofline (dv_opr_roofline_of, the one
+     * formula dvsim run reports) over every launch of the operator, each
+     * launch's cycles from its start to its end on the chip */
+    bool has_roofline;
+    dv_opr_roofline roofline;
 } dv_rt_record;
 
 unsigned dv_rt_record_count(const dv_rt_device *d);

@@ -217,6 +217,34 @@ dv_status rt_issue(dv_rt_stream *s, rt_cmd *c, dv_error *err)
     return DV_OK;
 }
 
+/* An operator's launch ended: its figures in the run's launch list, as
+ * oplaunch.c records them for a launch of its own (the cores of each kind
+ * a split chip's AIC, AIV or mix kernel had), so the roofline is the same
+ * function of the same figures; at its last launch, the roofline. */
+static void op_launch_ended(dv_opr_run *run, const dv_launch_info *in, dv_rt_record *r, bool last)
+{
+    if (run->nlaunched < DV_OPR_MAX_LAUNCHES) {
+        dv_opr_launch *l = &run->launch[run->nlaunched++];
+        const dv_obj_kernel *k = run->kernel;
+        *l = (dv_opr_launch){.cycles = in->end_cycle - in->start_cycle, .ncores = in->units};
+        snprintf(l->kernel, sizeof l->kernel, "%s", k ? k->name : "?");
+        l->cube_cores = l->vec_cores = in->units;
+        if (run->cfg->split && k && k->core == DV_CORE_AIC)
+            l->vec_cores = 0;
+        else if (run->cfg->split && k && k->core == DV_CORE_AIV)
+            l->cube_cores = 0;
+        else if (run->cfg->split && k && k->core == DV_CORE_MIX) {
+            l->cube_cores = in->units / (double)(1 + run->cfg->aiv_per_aic);
+            l->vec_cores = in->units - l->cube_cores;
+        }
+    }
+    if (!last)
+        return;
+    dv_run_result res = {.cycles = in->end_cycle - in->start_cycle, .ncores = in->units};
+    dv_opr_roofline_of(run, &res, &r->roofline);
+    r->has_roofline = true;
+}
+
 /* A chip launch ended (between events, at its end cycle): its record, the
  * operator's next launch or its check, and the streams move on. */
 static void on_launch_done(void *user, dv_sim *sim, unsigned launch)
@@ -246,6 +274,8 @@ static void on_launch_done(void *user, dv_sim *sim, unsigned launch)
     rt_cmd *c = s->head;
     s->busy = false;
     bool more = c->kind == CMD_OP && in.stop == DV_STOP_DONE && c->op_next + 1 < c->run->launches;
+    if (c->kind == CMD_OP && in.stop == DV_STOP_DONE)
+        op_launch_ended(c->run, &in, r, !more);
     if (more) {
         c->op_next++; /* the stream's head stays: its next launch is issued by the pump */
     } else {

@@ -23,6 +23,8 @@ numpy's RandomState(seed):
                      Mul 1/8 before Q K^T, K as Transpose(perm [0,2,3,1]) of [1,S,H,D], an additive
                      causal mask (0 / float32's lowest), the erf GELU as Mul(Mul(x, 0.5), 1 +
                      Erf(x / sqrt2)), FFN 1024
+  two_branch.onnx    x[64,256] -> 3 MatMuls and x -> 2 MatMuls, Add: two independent branches
+  branch_a.onnx      two_branch's 3-MatMul branch alone
 Run with Debian's /usr/bin/python3 (python3-onnx).
 """
 import argparse
@@ -232,8 +234,33 @@ def gpt_layer(rng, seq=128, dim=256, nh=4, ffn=1024):
     return b.model("gpt_layer", [tensor("x", [1, seq, dim])], [tensor("y", [1, seq, dim])])
 
 
+def chain(b, x, n, dim):
+    """n MatMuls of [dim, dim] weights one after the other."""
+    for _ in range(n):
+        x = b.op("MatMul", [x, b.weight("w", [dim, dim])])
+    return x
+
+
+def two_branch(rng, rows=64, dim=256):
+    """x -> three MatMuls (branch A) and x -> two MatMuls (branch B), then Add: two independent
+    branches for dvsim graph --streams (tests/graph/test_graph.py)."""
+    b = Builder(rng)
+    y = b.op("Add", [chain(b, "x", 3, dim), chain(b, "x", 2, dim)])
+    b.nodes.append(helper.make_node("Identity", [y], ["y"], name="out"))
+    return b.model("two_branch", [tensor("x", [rows, dim])], [tensor("y", [rows, dim])])
+
+
+def branch_a(rng, rows=64, dim=256):
+    """two_branch's longer branch alone: what two streams cannot beat."""
+    b = Builder(rng)
+    y = chain(b, "x", 3, dim)
+    b.nodes.append(helper.make_node("Identity", [y], ["y"], name="out"))
+    return b.model("branch_a", [tensor("x", [rows, dim])], [tensor("y", [rows, dim])])
+
+
 MODELS = {"mlp": mlp, "resnet_block": resnet_block, "resnet_small": resnet_small, "bert_layer": bert_layer,
           "llama_layer": llama_layer, "gpt_layer": gpt_layer}
+MODELS.update(two_branch=two_branch, branch_a=branch_a)  # the streams test's pair
 
 
 def main():
