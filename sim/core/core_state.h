@@ -63,6 +63,7 @@ typedef struct dv_core {
     const dv_obj *obj;
     dv_insn *text;      /* .text, decoded on first fetch */
     uint8_t *text_ok;   /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
+    size_t text_bytes;  /* text's allocation (dv_zfree) */
     bool text_shared;   /* text and text_ok are another core's (the launch's first): not freed here */
     uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
     size_t ninsns;
