@@ -11,6 +11,9 @@ dv_status dv_gmsys_init(dv_gmsys *g, uint64_t l2_bytes, uint64_t line_bytes, uns
     g->line_bytes = line_bytes;
     g->hbm_bytes_per_cycle = hbm_bytes_per_cycle;
     g->l2_bw_ratio = l2_bw_ratio;
+    g->line_pow2 = (line_bytes & (line_bytes - 1)) == 0; /* 0 counts as 1 (l2_range) */
+    while (g->line_pow2 && (1ull << g->line_shift) < line_bytes)
+        g->line_shift++;
     if (l2_bytes) {
         g->l2 = dv_l2_create(l2_bytes, line_bytes, ways, err);
         if (!g->l2)
@@ -33,6 +36,13 @@ void dv_gmsys_free(dv_gmsys *g)
     memset(g, 0, sizeof *g);
 }
 
+/* gm line number of addr: by shift when the line is a power of two (every
+ * built-in chip), a 64-bit division per range otherwise */
+static inline uint64_t line_of(const dv_gmsys *g, uint64_t addr)
+{
+    return g->line_pow2 ? addr >> g->line_shift : addr / g->line_bytes;
+}
+
 typedef struct l2_visit {
     dv_gmsys *g;
     dv_l2_counts *counts;
@@ -47,8 +57,8 @@ static void l2_range(void *user, uint64_t addr, uint64_t len, bool write)
     if (len) {
         /* the L2 serves whole lines: 32 B bursts 512 B apart take a line
          * each; a line the previous range ended in is not counted again */
-        uint64_t lb = v->g->line_bytes ? v->g->line_bytes : 1, first = addr / lb,
-                 last = (addr + len - 1) / lb;
+        uint64_t lb = v->g->line_bytes ? v->g->line_bytes : 1, first = line_of(v->g, addr),
+                 last = line_of(v->g, addr + len - 1);
         uint64_t lines = last - first + 1 - (v->last_line == first + 1 ? 1 : 0);
         v->l2 += lines * lb;
         v->last_line = last + 1;
@@ -58,7 +68,7 @@ static void l2_range(void *user, uint64_t addr, uint64_t len, bool write)
     } else {
         /* no L2: HBM still moves whole lines, so a burst pays for the lines it touches */
         uint64_t lb = v->g->line_bytes ? v->g->line_bytes : 1;
-        v->hbm += len ? ((addr + len - 1) / lb - addr / lb + 1) * lb : 0;
+        v->hbm += len ? (line_of(v->g, addr + len - 1) - line_of(v->g, addr) + 1) * lb : 0;
         if (write)
             v->counts->write_misses++;
         else
@@ -89,8 +99,8 @@ static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     (void)write;
     owner_scan *o = user;
-    uint64_t lb = o->g->line_bytes;
-    for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
+    uint64_t lb = o->g->line_bytes, last = len ? line_of(o->g, addr + len - 1) : 0;
+    for (uint64_t ln = line_of(o->g, addr); len && ln <= last; ln++) {
         dv_gm_line *e = owner_slot(o->g, ln);
         if (e->line != ln + 1 || e->core == o->requester)
             continue;
@@ -106,12 +116,29 @@ static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
     o->offset += len;
 }
 
+/* Both lookups of a range in one visit, when the owners are kept: the L2's
+ * (which does not depend on the owners) and the owners' (which does not
+ * depend on the L2).  The L2 sees the same lines in the same order as on its
+ * own; the owner entries just read stay in the host's cache for the marking
+ * pass right after. */
+typedef struct both_visit {
+    l2_visit l2;
+    owner_scan scan;
+} both_visit;
+
+static void both_range(void *user, uint64_t addr, uint64_t len, bool write)
+{
+    both_visit *b = user;
+    l2_range(&b->l2, addr, len, write);
+    scan_range(&b->scan, addr, len, write);
+}
+
 static void mark_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     (void)write;
     owner_scan *o = user;
-    uint64_t lb = o->g->line_bytes;
-    for (uint64_t ln = addr / lb; len && ln <= (addr + len - 1) / lb; ln++) {
+    uint64_t lb = o->g->line_bytes, last = len ? line_of(o->g, addr + len - 1) : 0;
+    for (uint64_t ln = line_of(o->g, addr); len && ln <= last; ln++) {
         dv_gm_line *e = owner_slot(o->g, ln);
         uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0);
@@ -142,15 +169,18 @@ uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts,
      * (DMA head, GM latency) come first and hold no line. */
     double bw = (double)x->path_bw, flow = bw > 0 ? (double)x->bytes / bw : 0;
     double lead = (double)x->path_cycles > flow ? (double)x->path_cycles - flow : 0;
-    owner_scan o = {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0};
+    both_visit b = {{g, counts, 0, 0, 0},
+                    {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0}};
     if (g->owners)
-        x->visit(x->visit_ctx, scan_range, &o);
+        x->visit(x->visit_ctx, both_range, &b);
+    else
+        x->visit(x->visit_ctx, l2_range, &b.l2);
+    owner_scan o = b.scan;
+    l2_visit lv = b.l2;
     if (o.ready > now) {
         *serialised += o.ready - now;
         now = o.ready; /* the transfer's bytes start once the lines are free */
     }
-    l2_visit lv = {g, counts, 0, 0, 0};
-    x->visit(x->visit_ctx, l2_range, &lv);
     if (g->l2) {
         uint64_t t = serve(&g->l2_free, now, lv.l2, g->hbm_bytes_per_cycle * g->l2_bw_ratio);
         cycles = t > cycles ? t : cycles;

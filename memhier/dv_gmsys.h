@@ -45,6 +45,8 @@ typedef struct dv_gmsys {
     uint64_t l2_free;  /* L2 server: cycles * hbm_bytes_per_cycle * l2_bw_ratio */
     uint64_t hbm_free; /* HBM server: cycles * hbm_bytes_per_cycle */
     uint64_t line_bytes, hbm_bytes_per_cycle, l2_bw_ratio;
+    bool line_pow2;      /* line_bytes is a power of two: */
+    unsigned line_shift; /* its log2 */
 } dv_gmsys;
 
 /* l2_bytes 0: no L2. */

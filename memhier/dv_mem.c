@@ -1,5 +1,7 @@
 #include "dv_mem.h"
 
+#include "dv_zalloc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +64,7 @@ dv_status dv_mem_init(dv_mem *m, dv_mem_kind kind, uint64_t size, uint64_t align
     m->align = align ? align : 1;
     m->bytes = NULL;
     if (size) {
-        m->bytes = calloc(1, (size_t)size);
+        m->bytes = dv_zalloc((size_t)size); /* untouched pages cost nothing (dv_zalloc.h) */
         if (!m->bytes)
             return dv_error_set(err, DV_ERR_NOMEM, "cannot allocate %llu bytes for %s",
                                 (unsigned long long)size, dv_mem_kind_name(kind));
@@ -72,7 +74,7 @@ dv_status dv_mem_init(dv_mem *m, dv_mem_kind kind, uint64_t size, uint64_t align
 
 void dv_mem_free(dv_mem *m)
 {
-    free(m->bytes);
+    dv_zfree(m->bytes, (size_t)m->size);
     m->bytes = NULL;
     m->size = 0;
 }

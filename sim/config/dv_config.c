@@ -209,6 +209,7 @@ dv_status dv_config_validate_at(const dv_chip_config *cfg, const char **bad_key,
         {"buffer.l0b_bytes", 1ull << 30},
         {"buffer.l0c_bytes", 1ull << 30},
         {"buffer.ub_bytes", 1ull << 30},
+        {"memory.l2_ways", 256}, /* the L2 keeps its LRU order as a byte per way (dv_l2.c) */
     };
     for (size_t i = 0; i < sizeof upper / sizeof upper[0]; i++) {
         uint64_t v = dv_config_get(cfg, dv_config_key_find(upper[i].key));

@@ -6,6 +6,7 @@
 #include "core_pipes.h"
 #include "core_scalar.h"
 #include "dv_core.h"
+#include "dv_zalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,7 +117,8 @@ static dv_status init_buffers(dv_core *c, const dv_chip_config *cfg, dv_core_kin
 }
 
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, dv_gmsys *gmsys,
-                       const dv_obj *obj, const dv_obj_kernel *k, dv_core_kind kind, bool data, dv_error *err)
+                       const dv_obj *obj, const dv_obj_kernel *k, dv_core_kind kind, bool data,
+                       const dv_core *text_of, dv_error *err)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
@@ -130,8 +132,15 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->pc = k->entry;
     c->block_dim = 1;
     c->ninsns = obj->text_size / DV_INSN_BYTES;
-    c->text = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text);
-    c->text_ok = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text_ok);
+    if (text_of) { /* not even allocated: 32 cores' copies were 470 MB to clear at 2048^3 */
+        c->text = text_of->text;
+        c->text_ok = text_of->text_ok;
+        c->text_shared = true;
+    } else {
+        c->text_bytes = (c->ninsns ? c->ninsns : 1) * sizeof *c->text;
+        c->text = dv_zalloc(c->text_bytes); /* decoded on first fetch: most pages never touched */
+        c->text_ok = calloc(c->ninsns ? c->ninsns : 1, sizeof *c->text_ok);
+    }
     if (!c->text || !c->text_ok)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
     /* Words are decoded on first fetch (core_scalar.c): a launch of many
@@ -175,7 +184,7 @@ void dv_core_destroy(dv_core *c)
         dv_mem_free(&c->mem[i]);
     dv_mem_free(&c->sdata);
     if (!c->text_shared) {
-        free(c->text);
+        dv_zfree(c->text, c->text_bytes);
         free(c->text_ok);
     }
     dv_unit_ctx_free(&c->ctx);

@@ -36,8 +36,10 @@ static void account_mmad(dv_core_stats *s, const dv_op *op, const dv_op_stats *s
 {
     const dv_insn *in = &op->insn;
     const dv_layout *l = dv_layout_get(DV_LAYOUT_MMAD);
-    uint64_t p = op->r[3], m = dv_layout_extract(l, p, "m"), k = dv_layout_extract(l, p, "k");
-    uint64_t n = dv_layout_extract(l, p, "n");
+    /* the fields in their declared order (isa_params.def: m, k, n), as cube.c
+     * reads them: looked up by name, they cost three string searches an mmad */
+    uint64_t p = op->r[3], m = dv_lfield_get(&l->fields[0], p), k = dv_lfield_get(&l->fields[1], p);
+    uint64_t n = dv_lfield_get(&l->fields[2], p);
     dv_dtype dt = (dv_dtype)in->f[DV_F_DTYPE];
     uint64_t es = dv_dtype_size(dt);
     if (dt == DV_DT_BF16)

@@ -58,16 +58,27 @@ typedef struct dv_cc_net {
 } dv_cc_net;
 
 typedef struct dv_core {
-    const dv_chip_config *cfg;
+    /* What the Scalar unit reads on every instruction first, side by side:
+     * a launch of many cores fires one core's Scalar event after another's,
+     * and these few host cache lines are what each event brings in. */
+    dv_event scalar_ev;
+    dv_stop stop;
+    bool ended; /* `end` fetched */
+    uint64_t pc;
+    uint64_t instret;
     dv_evq *q;
+    const dv_sim_hooks *hooks; /* the observers' event functions, or NULL (set by dv_sim) */
+    const dv_obj_kernel *kernel;
     const dv_obj *obj;
-    dv_insn *text;      /* .text, decoded on first fetch */
-    uint8_t *text_ok;   /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
-    bool text_shared;   /* text and text_ok are another core's (the launch's first): not freed here */
-    uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
+    dv_insn *text;    /* .text, decoded on first fetch */
+    uint8_t *text_ok; /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
     size_t ninsns;
     uint64_t regs[DV_NUM_REGS];
-    uint64_t pc;
+    /* the rest of the Scalar unit */
+    const dv_chip_config *cfg;
+    size_t text_bytes;  /* text's allocation (dv_zfree) */
+    bool text_shared;   /* text and text_ok are another core's (the launch's first): not freed here */
+    uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
     /* identity, readable through CSRs */
     uint64_t core_id, block_idx, block_dim, core_type;
     uint64_t sub_idx, sub_dim; /* an AIV's index in its AIC group, and the group's AIV count */
@@ -75,14 +86,11 @@ typedef struct dv_core {
     unsigned net_index;        /* index in the launch (and in cc->cores) */
     dv_cc_net *cc;             /* NULL outside split-chip launches */
     /* Scalar unit */
-    dv_event scalar_ev;
-    bool ended;     /* `end` fetched */
     int stalled_on; /* pipe whose full queue stalls the Scalar unit, or -1 */
     uint64_t stall_since;
     bool barrier_wait;          /* pipe_barrier pipe=all: waiting for every pipe to drain */
     int scalar_flag_wait;       /* waiting for a flag with dst = S: src * 256 + id, or -1 */
     uint64_t scalar_wait_since; /* start of the current flag or barrier wait */
-    uint64_t instret;
     dv_pipe_state pipes[DV_PIPE_COUNT];
     uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
     /* buffers and unit state */
@@ -90,7 +98,6 @@ typedef struct dv_core {
     dv_mem sdata; /* the Scalar unit's own data memory (space=sdata) */
     dv_gm *gm;
     dv_gmsys *gmsys; /* the chip's L2 and HBM, shared with its other cores */
-    const dv_obj_kernel *kernel;
     /* Called when a block finishes (stop == DONE); it may start the next
      * block with dv_core_start_block, which clears stop again. */
     void (*on_done)(struct dv_core *c, void *user);
@@ -103,12 +110,10 @@ typedef struct dv_core {
     dv_unit_ctx ctx;
     core_async async; /* mmad's arithmetic on the launch's host threads */
     dv_pmu pmu;
-    const dv_sim_hooks *hooks; /* the observers' event functions, or NULL (set by dv_sim) */
-    /* outcome */
-    dv_stop stop;
+    /* outcome (stop is with the Scalar unit's fields above) */
     uint64_t end_cycle;
-    char stop_msg[1024];
     dv_core_stats stats;
+    char stop_msg[1024]; /* last: cold, and large */
 } dv_core;
 
 #endif

@@ -9,10 +9,12 @@
 
 /* Sets up a core of kind `kind` for `cfg` running kernel `k` of `obj` (both
  * must outlive the core) with GM `gm` and the chip's memory system `gmsys`,
- * scheduling on `q`.  data = false: timing only. */
+ * scheduling on `q`.  data = false: timing only.  text_of: NULL, or the
+ * launch's first core, whose decoded .text this core uses (the same words
+ * decode the same on every core; it must outlive this core). */
 dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *gm, dv_gmsys *gmsys,
                        const dv_obj *obj, const dv_obj_kernel *k, dv_core_kind kind, bool data,
-                       dv_error *err);
+                       const dv_core *text_of, dv_error *err);
 void dv_core_destroy(dv_core *c);
 /* Starts block `block_idx` of `block_dim` at `cycle` with the kernel's
  * arguments: resets the Scalar unit, registers, flags, vector state and the

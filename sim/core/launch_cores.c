@@ -166,7 +166,9 @@ static dv_status make_cores(chip_launch *l, dv_error *err)
         unsigned group;
         uint64_t sub;
         place(l, i, &kind, &group, &sub);
-        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, &s->gmsys, l->d.obj, l->k, kind, s->data, err);
+        /* one decoded .text for the launch (sim.c says why) */
+        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, &s->gmsys, l->d.obj, l->k, kind, s->data,
+                                    i ? &l->cores[0] : NULL, err);
         l->core_ptrs[i] = c;
         if (st != DV_OK) {
             l->cc.ncores = i + 1; /* what make_cores made, for launch_free_cores */
@@ -183,13 +185,6 @@ static dv_status make_cores(chip_launch *l, dv_error *err)
         c->hooks = s->core_hooks ? &l->hooks : NULL;
         c->async.pool = s->pool;
         dv_pmu_init(&c->pmu, &s->counters, i);
-        if (i > 0) { /* one decoded .text for the launch (sim.c says why) */
-            free(c->text);
-            free(c->text_ok);
-            c->text = l->cores[0].text;
-            c->text_ok = l->cores[0].text_ok;
-            c->text_shared = true;
-        }
     }
     return DV_OK;
 }

@@ -472,8 +472,11 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         unsigned group;
         uint64_t sub;
         place(s, i, &kind, &group, &sub);
-        dv_status st =
-            dv_core_init(c, &s->cfg, &s->q, s->gm, &s->gmsys, s->obj, s->kernel, kind, s->data, err);
+        /* One decoded .text for the launch, core 0's: the same words decode
+         * the same on every core, and 32 copies of the hot loop (224 bytes an
+         * instruction) did not stay in the host's caches. */
+        dv_status st = dv_core_init(c, &s->cfg, &s->q, s->gm, &s->gmsys, s->obj, s->kernel, kind, s->data,
+                                    i ? &s->cores[0] : NULL, err);
         s->ninit = i + 1;
         if (st != DV_OK)
             return st;
@@ -490,16 +493,6 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         c->async.pool = s->pool;
         dv_pmu_init(&c->pmu, &s->counters, i);
         s->core_ptrs[i] = c;
-        /* One decoded .text for the launch: the same words decode the same
-         * on every core, and 32 copies of the hot loop (392 bytes an
-         * instruction) did not stay in the host's caches. */
-        if (i > 0) {
-            free(c->text);
-            free(c->text_ok);
-            c->text = s->cores[0].text;
-            c->text_ok = s->cores[0].text_ok;
-            c->text_shared = true;
-        }
     }
     for (unsigned i = 0; i < s->nhooks; i++) {
         dv_status st = s->hooks[i].launch ? s->hooks[i].launch(s->hooks[i].user, s, err) : DV_OK;

@@ -226,12 +226,27 @@ uint64_t dv_evq_next_cycle(const dv_evq *q)
     return ev ? ev->cycle : UINT64_MAX;
 }
 
+/* Removes the earliest event ev.  When it came from a calendar list that
+ * holds more, the next of that list is the new earliest: it has the same
+ * cycle and priority, nothing else in the calendar comes between, and a
+ * heap event of that cycle and priority would have come before ev (it was
+ * scheduled DV_EVQ_SLOTS cycles or more before, so with a lower seq). */
+static void pop_first(dv_evq *q, dv_event *ev)
+{
+    dv_event *next = ev->where == DV_EVQ_CALENDAR ? ev->next : NULL;
+    unqueue(q, ev);
+    if (next) {
+        q->head = next;
+        q->head_known = true;
+    }
+}
+
 bool dv_evq_step(dv_evq *q)
 {
     dv_event *ev = dv_evq_first(q);
     if (!ev)
         return false;
-    unqueue(q, ev);
+    pop_first(q, ev);
     q->now = ev->cycle;
     ev->fire(ev, q->ctx);
     return true;
@@ -241,7 +256,7 @@ uint64_t dv_evq_run_until(dv_evq *q, uint64_t limit)
 {
     uint64_t fired = 0;
     for (dv_event *ev; (ev = dv_evq_first(q)) && ev->cycle <= limit; fired++) {
-        unqueue(q, ev);
+        pop_first(q, ev);
         q->now = ev->cycle;
         ev->fire(ev, q->ctx);
     }

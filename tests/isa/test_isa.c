@@ -475,6 +475,11 @@ START_TEST(test_layouts)
     ck_assert_ptr_null(dv_layout_get(DV_LAYOUT_COUNT));
     ck_assert_ptr_null(dv_layout_find("nosuch"));
     ck_assert_ptr_nonnull(dv_layout_find("vrep"));
+    /* the simulator reads mmad's shape by field position (cube.c, core_account.c) */
+    const dv_layout *mm = dv_layout_get(DV_LAYOUT_MMAD);
+    ck_assert_str_eq(mm->fields[0].key, "m");
+    ck_assert_str_eq(mm->fields[1].key, "k");
+    ck_assert_str_eq(mm->fields[2].key, "n");
 }
 END_TEST
 
