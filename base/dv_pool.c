@@ -11,7 +11,7 @@
 #include <time.h>
 
 enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
-enum { MAX_THREADS = 64, RING = 256 };
+enum { MAX_THREADS = 64, RING = 2048 }; /* 32 cores x 32 slots (core_async), twice */
 
 struct dv_pool {
     pthread_mutex_t lock;

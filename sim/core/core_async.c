@@ -14,7 +14,10 @@ static void run_slot(dv_pool_job *job)
     switch (s->kind) {
     case K_CUBE: dv_cube_compute(&s->cube); break;
     case K_ND2NZ: dv_nd2nz_compute(&s->nd); break;
-    default: dv_unit_exec(&s->ctx, &s->op); break; /* checked on the core's thread: cannot fault */
+    default: /* checked on the core's thread: cannot fault */
+        for (unsigned i = 0; i < s->nops; i++)
+            dv_unit_exec(&s->ctx, &s->op[i]);
+        break;
     }
 }
 
@@ -78,7 +81,12 @@ static void join_upto(dv_core *c, uint64_t seq)
     core_async *a = &c->async;
     while (a->joined < seq && a->joined < a->issued) {
         core_async_slot *s = &a->slot[(a->joined + 1) % CORE_ASYNC_SLOTS];
-        dv_pool_join(a->pool, &s->job);
+        if (a->open && s->seq == a->issued) { /* never submitted: everything before it is done */
+            a->open = false;
+            run_slot(&s->job);
+        } else {
+            dv_pool_join(a->pool, &s->job);
+        }
         if (s->hull.rhi[DV_MEM_GM] && a->net)
             a->net->gm_reads--;
         a->joined++;
@@ -123,10 +131,22 @@ static void join_for(dv_core *c, const core_async_hull *op)
     }
 }
 
-/* A free slot (the oldest joined when all are in flight), not yet issued. */
+/* Submits the open batch, if any (before anything issued after it). */
+static void flush(dv_core *c)
+{
+    core_async *a = &c->async;
+    if (!a->open)
+        return;
+    a->open = false;
+    dv_pool_submit(a->pool, &a->slot[a->issued % CORE_ASYNC_SLOTS].job);
+}
+
+/* A free slot (the oldest joined when all are in flight), not yet issued;
+ * the open batch submitted. */
 static core_async_slot *reserve(dv_core *c)
 {
     core_async *a = &c->async;
+    flush(c);
     if (a->issued - a->joined >= CORE_ASYNC_SLOTS)
         join_upto(c, a->joined + 1);
     core_async_slot *s = &a->slot[(a->issued + 1) % CORE_ASYNC_SLOTS];
@@ -135,7 +155,8 @@ static core_async_slot *reserve(dv_core *c)
     return s;
 }
 
-static void issue(dv_core *c, core_async_slot *s, int kind, const dv_op *op)
+/* Issues slot s (reserved) for op; an open batch waits for more. */
+static void issue(dv_core *c, core_async_slot *s, int kind, const dv_op *op, bool open)
 {
     core_async *a = &c->async;
     s->kind = kind;
@@ -146,7 +167,9 @@ static void issue(dv_core *c, core_async_slot *s, int kind, const dv_op *op)
     a->issued = s->seq;
     s->job.run = run_slot;
     s->job.lane = &a->lane;
-    dv_pool_submit(a->pool, &s->job);
+    a->open = open;
+    if (!open)
+        dv_pool_submit(a->pool, &s->job);
 }
 
 /* What of op may go to the pool. */
@@ -168,15 +191,16 @@ static bool exec_cube(dv_core *c, const dv_op *op)
 {
     core_async *a = &c->async;
     core_async_slot *s = reserve(c);
-    unsigned j = (unsigned)(s->seq & 1); /* products use the two working memories in turn */
+    unsigned j = (unsigned)(a->products % CORE_ASYNC_OWNERS); /* the working memories in turn */
     if (a->owner_seq[j] > a->joined)
         join_upto(c, a->owner_seq[j]);
     a->owner[j].cfg = c->cfg;
     if (!dv_cube_prepare(&c->ctx, op, &a->owner[j], &s->cube))
         return false;
     if (s->cube.todo) {
+        a->products++;
         a->owner_seq[j] = s->seq;
-        issue(c, s, K_CUBE, op);
+        issue(c, s, K_CUBE, op, false);
     }
     return true;
 }
@@ -195,7 +219,7 @@ static bool exec_nd2nz(dv_core *c, const dv_op *op)
         return false;
     if (s->nd.gm) {
         s->nd.todo = true;
-        issue(c, s, K_ND2NZ, op);
+        issue(c, s, K_ND2NZ, op, false);
         return true;
     }
     join_before(c, op);
@@ -211,10 +235,25 @@ static bool exec_private(dv_core *c, const dv_op *op)
     c->ctx.data = true;
     if (!ok)
         return false;
+    bool load = op->insn.op == DV_OP_LOAD2D_L0A || op->insn.op == DV_OP_LOAD2D_L0B;
+    core_async *a = &c->async;
+    if (load && a->open) { /* joins the open batch of loads */
+        core_async_slot *s = &a->slot[a->issued % CORE_ASYNC_SLOTS];
+        s->op[s->nops++] = *op;
+        core_async_hull h;
+        memset(&h, 0, sizeof h);
+        dv_unit_footprint(&c->ctx, op, add_access, &h);
+        merge(&s->hull, &h);
+        merge(&a->all, &h);
+        if (s->nops == CORE_ASYNC_BATCH)
+            flush(c);
+        return true;
+    }
     core_async_slot *s = reserve(c);
-    s->op = *op;
+    s->op[0] = *op;
+    s->nops = 1;
     s->ctx = (dv_unit_ctx){.cfg = c->ctx.cfg, .mem = c->ctx.mem, .data = true};
-    issue(c, s, K_EXEC, op);
+    issue(c, s, K_EXEC, op, load);
     return true;
 }
 
@@ -272,6 +311,6 @@ bool core_exec(dv_core *c, const dv_op *op)
 void core_async_free(dv_core *c)
 {
     core_async_join(c);
-    dv_unit_ctx_free(&c->async.owner[0]);
-    dv_unit_ctx_free(&c->async.owner[1]);
+    for (unsigned j = 0; j < CORE_ASYNC_OWNERS; j++)
+        dv_unit_ctx_free(&c->async.owner[j]);
 }

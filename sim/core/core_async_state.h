@@ -10,9 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Work in flight per core: a double-buffered kernel keeps a transfer, a
- * load and a product or two going; more would only hold more buffers. */
-enum { CORE_ASYNC_SLOTS = 8 };
+/* Work in flight per core: enough that the core's thread rarely needs a
+ * piece the pool has not taken yet (a 32-core matmul issues about 40 pieces
+ * per core between two joins of the oldest at 8).  Consecutive load2d (tiny:
+ * 16 fractals) share a slot, up to CORE_ASYNC_BATCH, so that the pool's
+ * cost per piece (a lock, a wake-up) stays small next to the work.
+ * Products use CORE_ASYNC_OWNERS working memories in turn. */
+enum { CORE_ASYNC_SLOTS = 32, CORE_ASYNC_BATCH = 16, CORE_ASYNC_OWNERS = 4 };
 
 struct dv_core;
 
@@ -37,8 +41,9 @@ typedef struct core_async_slot {
     core_async_hull hull;
     dv_cube_work cube;
     dv_nd2nz_work nd;
-    dv_op op;        /* a core-private exec: the instruction */
-    dv_unit_ctx ctx; /* and its context (the core's buffers, no GM) */
+    dv_op op[CORE_ASYNC_BATCH]; /* a core-private exec: the instructions, in order */
+    unsigned nops;
+    dv_unit_ctx ctx; /* and their context (the core's buffers, no GM) */
 } core_async_slot;
 
 typedef struct core_async {
@@ -46,10 +51,12 @@ typedef struct core_async {
     core_async_net *net; /* NULL: no GM read goes to the pool (launches that share GM with the host) */
     dv_pool_lane lane;   /* the core's work runs in its order */
     core_async_slot slot[CORE_ASYNC_SLOTS];
-    uint64_t issued, joined; /* slots seq joined+1 .. issued are in flight */
-    core_async_hull all;     /* the hull of everything since the chain was last empty */
-    dv_unit_ctx owner[2];    /* the working memory of products, in turn */
-    uint64_t owner_seq[2];   /* the slot that last used each */
+    uint64_t issued, joined;               /* slots seq joined+1 .. issued are in flight */
+    bool open;                             /* slot `issued` is a batch of load2d not submitted yet */
+    core_async_hull all;                   /* the hull of everything since the chain was last empty */
+    dv_unit_ctx owner[CORE_ASYNC_OWNERS];  /* the working memory of products, in turn */
+    uint64_t owner_seq[CORE_ASYNC_OWNERS]; /* the slot that last used each */
+    uint64_t products;                     /* products issued (which owner is next) */
 } core_async;
 
 #endif

@@ -89,7 +89,7 @@ START_TEST(test_pool_deferred)
 }
 END_TEST
 
-enum { LANES = 8, PER_LANE = 40 }; /* 320 jobs: more than the ring's 256 */
+enum { LANES = 8, PER_LANE = 300 }; /* 2400 jobs: more than the ring (2048) holds */
 
 typedef struct lane_log {
     dv_pool_lane lane;
@@ -116,7 +116,7 @@ static void run_lane(dv_pool_job *job)
     if (l->next != j->index)
         l->out_of_order = true;
     uint64_t x = j->index;
-    for (unsigned i = 0; i < 20000; i++) /* long enough for threads to race */
+    for (unsigned i = 0; i < 4000; i++) /* long enough for threads to race */
         x = x * 6364136223846793005ull + 1442695040888963407ull;
     j->out = x;
     j->runs++;
