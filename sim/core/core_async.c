@@ -95,21 +95,33 @@ static void join_upto(dv_core *c, uint64_t seq)
         memset(&a->all, 0, sizeof a->all);
 }
 
-/* Joins the core's work that an access of hull op must follow. */
-static void join_conflicts(dv_core *c, const core_async_hull *op)
+/* The buffers hull h touches, a bit each. */
+static unsigned kinds_of(const core_async_hull *h)
+{
+    unsigned m = 0;
+    for (unsigned k = 0; k < DV_MEM_KIND_COUNT; k++)
+        if (h->rhi[k] || h->whi[k])
+            m |= 1u << k;
+    return m;
+}
+
+/* Joins the core's work that an access of hull op (on the buffers `kinds`)
+ * must follow. */
+static void join_conflicts(dv_core *c, const core_async_hull *op, unsigned kinds)
 {
     core_async *a = &c->async;
     if (!in_flight(a))
         return;
-    bool any = false;
-    for (unsigned k = 0; k < DV_MEM_KIND_COUNT && !any; k++)
-        any = conflict(op, &a->all, k);
-    if (!any)
+    unsigned hit = 0;
+    for (unsigned k = 0; k < DV_MEM_KIND_COUNT; k++)
+        if (kinds >> k & 1 && conflict(op, &a->all, k))
+            hit |= 1u << k;
+    if (!hit)
         return;
     for (uint64_t seq = a->issued; seq > a->joined; seq--) { /* the newest it meets */
         const core_async_slot *s = &a->slot[seq % CORE_ASYNC_SLOTS];
         for (unsigned k = 0; k < DV_MEM_KIND_COUNT; k++)
-            if (conflict(op, &s->hull, k)) {
+            if (hit >> k & 1 && conflict(op, &s->hull, k)) {
                 join_upto(c, seq);
                 return;
             }
@@ -120,14 +132,16 @@ static void join_conflicts(dv_core *c, const core_async_hull *op)
  * for a GM write the other cores' GM reads it overlaps. */
 static void join_for(dv_core *c, const core_async_hull *op)
 {
-    join_conflicts(c, op);
+    join_conflicts(c, op, kinds_of(op));
     core_async_net *net = c->async.net;
     if (!net || !net->gm_reads || !op->whi[DV_MEM_GM])
         return;
     for (unsigned i = 0; i < net->ncores && net->gm_reads; i++) {
         dv_core *o = net->cores[i];
-        if (o != c && o && in_flight(&o->async) && o->async.all.rhi[DV_MEM_GM])
-            join_conflicts(o, op);
+        if (o != c && o && in_flight(&o->async) &&
+            meets(op->wlo[DV_MEM_GM], op->whi[DV_MEM_GM], o->async.all.rlo[DV_MEM_GM],
+                  o->async.all.rhi[DV_MEM_GM]))
+            join_conflicts(o, op, 1u << DV_MEM_GM);
     }
 }
 
