@@ -1,6 +1,6 @@
 #!/bin/sh
-# threads.sh DVSIM WORKDIR - the simulation's functional work (mmad's
-# arithmetic on a pool of host threads, joined before anything observes it)
+# threads.sh DVSIM WORKDIR - the simulation's functional work (products and
+# copies on a pool of host threads, joined before anything observes them)
 # and the reference check on 1, 2 and 4 host threads (--threads):
 # byte-identical stats.json (its op.* figures: the elements compared, the
 # mismatches, the largest errors), output dumps and traces, for the
