@@ -1,7 +1,9 @@
-/* dv_pool.c - see dv_pool.h.  One lock and a ring of queued jobs: the jobs
- * are long (a matrix product of a simulated core), so the lock is cheap next
- * to them; a joiner that finds its job still queued takes it back out and
- * runs it itself. */
+/* dv_pool.c - see dv_pool.h.  One lock and a ring of queued jobs in
+ * submission order: the jobs are long (a matrix product or a transfer of a
+ * simulated core), so the lock is cheap next to them.  A thread takes the
+ * oldest queued job whose lane is not busy, which is its lane's oldest; a
+ * joiner that finds its job still queued takes it back out and runs it
+ * itself. */
 #include "dv_pool.h"
 
 #include <pthread.h>
@@ -9,38 +11,79 @@
 #include <time.h>
 
 enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
-enum { MAX_THREADS = 64, RING = 256 };
+enum { MAX_THREADS = 64, RING = 2048 }; /* 32 cores x 32 slots (core_async), twice */
 
 struct dv_pool {
     pthread_mutex_t lock;
-    pthread_cond_t work; /* a job was queued, or the pool stops */
+    pthread_cond_t work; /* a job was queued, a lane became free, or the pool stops */
     pthread_cond_t done; /* a job finished */
     dv_pool_job *ring[RING];
     unsigned head, count;
     bool stopping;
-    double waited; /* wall seconds joiners waited for running jobs */
+    double waited;          /* wall seconds joiners waited for running jobs */
+    unsigned long ran_here; /* jobs run by joiners and submitters */
     unsigned nthreads;
     pthread_t threads[MAX_THREADS];
 };
+
+/* Removes the i-th queued job (the lock held). */
+static void remove_at(dv_pool *p, unsigned i)
+{
+    for (unsigned j = i; j + 1 < p->count; j++)
+        p->ring[(p->head + j) % RING] = p->ring[(p->head + j + 1) % RING];
+    p->count--;
+}
+
+/* The oldest queued job that may run now, taken out and marked running;
+ * NULL if every queued job waits for its lane (the lock held). */
+static dv_pool_job *take(dv_pool *p)
+{
+    for (unsigned i = 0; i < p->count; i++) {
+        dv_pool_job *job = p->ring[(p->head + i) % RING];
+        if (job->lane && job->lane->busy)
+            continue;
+        if (i == 0) {
+            p->head = (p->head + 1) % RING;
+            p->count--;
+        } else {
+            remove_at(p, i);
+        }
+        job->state = JOB_RUNNING;
+        if (job->lane)
+            job->lane->busy = true;
+        return job;
+    }
+    return NULL;
+}
+
+/* Runs a job taken with the lock held; returns with the lock held. */
+static void run_taken(dv_pool *p, dv_pool_job *job)
+{
+    pthread_mutex_unlock(&p->lock);
+    job->run(job);
+    pthread_mutex_lock(&p->lock);
+    job->state = JOB_DONE;
+    if (job->lane) {
+        job->lane->busy = false;
+        if (p->count)
+            pthread_cond_broadcast(&p->work); /* the lane's next job may run */
+    }
+    pthread_cond_broadcast(&p->done);
+}
 
 static void *worker(void *arg)
 {
     dv_pool *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->count && !p->stopping)
-            pthread_cond_wait(&p->work, &p->lock);
-        if (!p->count)
-            break; /* stopping, nothing left */
-        dv_pool_job *job = p->ring[p->head];
-        p->head = (p->head + 1) % RING;
-        p->count--;
-        job->state = JOB_RUNNING;
-        pthread_mutex_unlock(&p->lock);
-        job->run(job);
-        pthread_mutex_lock(&p->lock);
-        job->state = JOB_DONE;
-        pthread_cond_broadcast(&p->done);
+        dv_pool_job *job = take(p);
+        if (job) {
+            run_taken(p, job);
+            continue;
+        }
+        if (p->stopping && !p->count)
+            break;
+        pthread_cond_wait(&p->work, &p->lock);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -93,14 +136,14 @@ void dv_pool_submit(dv_pool *p, dv_pool_job *job)
 {
     job->submitted = true;
     pthread_mutex_lock(&p->lock);
-    if (p->count == RING) {
-        job->state = JOB_RUNNING; /* full: the caller's thread runs it */
-        pthread_mutex_unlock(&p->lock);
-        job->run(job);
-        pthread_mutex_lock(&p->lock);
-        job->state = JOB_DONE;
-        pthread_mutex_unlock(&p->lock);
-        return;
+    while (p->count == RING) { /* full: run the oldest that may run here */
+        dv_pool_job *old = take(p);
+        if (old) {
+            p->ran_here++;
+            run_taken(p, old);
+        } else {
+            pthread_cond_wait(&p->done, &p->lock);
+        }
     }
     job->state = JOB_QUEUED;
     p->ring[(p->head + p->count) % RING] = job;
@@ -112,15 +155,16 @@ void dv_pool_submit(dv_pool *p, dv_pool_job *job)
 /* Takes a queued job back out of the ring (the lock held). */
 static void unqueue(dv_pool *p, dv_pool_job *job)
 {
-    for (unsigned i = 0; i < p->count; i++) {
-        unsigned at = (p->head + i) % RING;
-        if (p->ring[at] != job)
-            continue;
-        for (unsigned j = i; j + 1 < p->count; j++)
-            p->ring[(p->head + j) % RING] = p->ring[(p->head + j + 1) % RING];
-        p->count--;
-        return;
-    }
+    for (unsigned i = 0; i < p->count; i++)
+        if (p->ring[(p->head + i) % RING] == job) {
+            if (i == 0) {
+                p->head = (p->head + 1) % RING;
+                p->count--;
+            } else {
+                remove_at(p, i);
+            }
+            return;
+        }
 }
 
 void dv_pool_join(dv_pool *p, dv_pool_job *job)
@@ -129,19 +173,32 @@ void dv_pool_join(dv_pool *p, dv_pool_job *job)
         return;
     job->submitted = false;
     pthread_mutex_lock(&p->lock);
-    if (job->state == JOB_QUEUED) {
+    /* Its lane's earlier jobs are joined, so a busy lane is this job's run
+     * starting (taken between the two tests); wait for it like any other. */
+    if (job->state == JOB_QUEUED && !(job->lane && job->lane->busy)) {
         unqueue(p, job);
         job->state = JOB_RUNNING;
-        pthread_mutex_unlock(&p->lock);
-        job->run(job);
-        pthread_mutex_lock(&p->lock);
-    } else if (job->state == JOB_RUNNING) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        while (job->state == JOB_RUNNING)
+        if (job->lane)
+            job->lane->busy = true;
+        p->ran_here++;
+        run_taken(p, job);
+    } else if (job->state != JOB_DONE) {
+        /* Another thread runs it: run other queued jobs meanwhile (the
+         * oldest first, lanes kept in order), and wait only when none is
+         * left, so that neither thread idles while work is queued. */
+        while (job->state != JOB_DONE) {
+            dv_pool_job *other = take(p);
+            if (other) {
+                p->ran_here++;
+                run_taken(p, other);
+                continue;
+            }
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
             pthread_cond_wait(&p->done, &p->lock);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        p->waited += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            p->waited += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        }
     }
     job->state = JOB_IDLE;
     pthread_mutex_unlock(&p->lock);
@@ -155,6 +212,16 @@ double dv_pool_waited(dv_pool *p)
     double w = p->waited;
     pthread_mutex_unlock(&p->lock);
     return w;
+}
+
+unsigned long dv_pool_ran_here(dv_pool *p)
+{
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    unsigned long n = p->ran_here;
+    pthread_mutex_unlock(&p->lock);
+    return n;
 }
 
 bool dv_pool_pending(const dv_pool_job *job)

@@ -52,7 +52,7 @@ void cmd_run_help(FILE *out)
           "  --config FILE.ini      a chip config file instead (docs/chip-config.md); --set KEY=VALUE\n"
           "  --max-cycles N         stop at cycle N (exit 1); default 10^9, 0 for no limit\n"
           "  --no-data              timing only: skip the arithmetic (and the check)\n"
-          "  --threads N            host threads of the functional work (mmad's arithmetic) and of\n"
+          "  --threads N            host threads of the functional work (products, copies) and of\n"
           "                           the reference check (default: the host's CPUs; the results,\n"
           "                           statistics and traces are the same for every N)\n"
           "  --json                 print the statistics as one JSON object\n"

@@ -2,6 +2,7 @@
  * dispatch of everything else into the pipe queues. */
 #include "core_scalar.h"
 
+#include "core_async.h"
 #include "core_base.h"
 #include "core_cc.h"
 #include "core_pipes.h"
@@ -33,6 +34,12 @@ static bool scalar_mem(dv_core *c, const dv_insn *in, uint64_t addr, unsigned si
         return false;
     }
     *out = p;
+    if (in->f[DV_F_SPACE] != DV_SPACE_SDATA) /* after the work in flight it overlaps */
+        core_async_touch(c,
+                         in->f[DV_F_SPACE] == DV_SPACE_GM   ? DV_MEM_GM
+                         : in->f[DV_F_SPACE] == DV_SPACE_UB ? DV_MEM_UB
+                                                            : DV_MEM_L1,
+                         addr, size, write);
     if (c->hooks && c->hooks->access && in->f[DV_F_SPACE] != DV_SPACE_SDATA)
         core_trace_scalar_access(c,
                                  in->f[DV_F_SPACE] == DV_SPACE_GM   ? DV_MEM_GM

@@ -438,6 +438,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     s->core_ptrs = calloc(s->ncores, sizeof *s->core_ptrs);
     if (!s->cores || !s->core_ptrs)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
+    s->anet = (core_async_net){s->core_ptrs, s->ncores, 0};
     if (s->ncores > 1 && dv_gmsys_track_owners(&s->gmsys, err) != DV_OK)
         return DV_ERR_NOMEM;
     /* The simulation's thread plus threads - 1 in the pool; no pool for a
@@ -491,6 +492,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
         c->stop_seq = &s->stop_seq;
         c->hooks = s->core_hooks;
         c->async.pool = s->pool;
+        c->async.net = s->pool ? &s->anet : NULL;
         dv_pmu_init(&c->pmu, &s->counters, i);
         s->core_ptrs[i] = c;
     }
@@ -630,6 +632,8 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
         if (next > until) {
             if (until > s->horizon)
                 s->horizon = until; /* nothing happens up to `until` */
+            for (unsigned i = 0; i < s->ncores; i++)
+                core_async_join(&s->cores[i]); /* the front end may look at the buffers */
             return true;
         }
         /* An event may run ahead (dv_evq_run_ahead) no further than the

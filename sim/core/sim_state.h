@@ -54,6 +54,7 @@ struct dv_sim {
     dv_counter_source counters;     /* dv_sim_counters */
     unsigned threads;               /* dv_sim_set_threads; 0: the host's CPUs */
     dv_pool *pool;                  /* the functional work's threads (core_async.h), or NULL */
+    core_async_net anet;            /* dv_sim_run's cores, whose GM reads may be in flight */
     dv_log log;                     /* dv_sim_set_log; off by default */
     /* several launches at once (launch.c, dv_launch.h); NULL: the one-kernel run above */
     struct dv_chip_runs *runs;

@@ -122,6 +122,22 @@ void dv_cube_compute(const dv_cube_work *w);
 uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op);
 
+/* nd2nz_gm_l1's exec in two halves, like mmad's: dv_nd2nz_prepare checks
+ * everything (a fault leaves L1 unchanged) and, when the rows lie in one GM
+ * region, fills *w with the host addresses instead of moving the bytes
+ * (w->todo); otherwise (rows checked one by one, timing only, nothing to
+ * move) it moves them itself and w->todo is false.  dv_nd2nz_compute then
+ * writes L1 from GM through those addresses only (no GM lookup: it may run
+ * on another host thread). */
+typedef struct dv_nd2nz_work {
+    uint8_t *l1;
+    const uint8_t *gm;
+    uint64_t n, d, srcd, ndnum, c0, size, dstc0, dstn, srcmat, dstmat;
+    bool todo;
+} dv_nd2nz_work;
+bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w);
+void dv_nd2nz_compute(const dv_nd2nz_work *w);
+
 /* FixPipe (pipe FIX): fixp. */
 uint64_t dv_fixp_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st);
 bool dv_fixp_exec(dv_unit_ctx *c, const dv_op *op);

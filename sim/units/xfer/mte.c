@@ -183,8 +183,28 @@ static bool exec_copy(dv_unit_ctx *c, const dv_op *op, route rt)
     return true;
 }
 
-static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
+/* One row r of matrix t: its C0 blocks, the last padded with zeros. */
+static void nd2nz_row(const dv_nd2nz_work *w, const uint8_t *row, uint64_t t, uint64_t r)
 {
+    uint64_t blocks = ceil_div(w->d, w->c0);
+    for (uint64_t cb = 0; cb < blocks; cb++) {
+        uint8_t *blk = w->l1 + (t * w->dstmat + cb * w->dstc0 + r * w->dstn) * XF_BLOCK;
+        uint64_t have = w->d - cb * w->c0 < w->c0 ? w->d - cb * w->c0 : w->c0;
+        memmove(blk, row + cb * w->c0 * w->size, (size_t)(have * w->size));
+        memset(blk + have * w->size, 0, (size_t)((w->c0 - have) * w->size));
+    }
+}
+
+void dv_nd2nz_compute(const dv_nd2nz_work *w)
+{
+    for (uint64_t t = 0; t < w->ndnum; t++)
+        for (uint64_t r = 0; r < w->n; r++)
+            nd2nz_row(w, w->gm + (t * w->srcmat + r * w->srcd) * w->size, t, r);
+}
+
+bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w)
+{
+    *w = (dv_nd2nz_work){.todo = false};
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     uint64_t c0 = c0_of(dt);
     if (!c0)
@@ -212,24 +232,43 @@ static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
     dv_access_fault saved = c->fault;
     uint64_t span = ((ndnum - 1) * b[ND1_SRCMAT] + (n - 1) * srcd + d) * size;
     const uint8_t *base = xf_span(c, DV_MEM_GM, op->r[1], span, 0);
-    if (!base)
-        c->fault = saved;
-    for (int pass = base ? 1 : 0; pass < (c->data ? 2 : 1); pass++)
+    *w = (dv_nd2nz_work){.l1 = l1,
+                         .gm = base,
+                         .n = n,
+                         .d = d,
+                         .srcd = srcd,
+                         .ndnum = ndnum,
+                         .c0 = c0,
+                         .size = size,
+                         .dstc0 = b[ND1_DSTC0],
+                         .dstn = b[ND1_DSTN],
+                         .srcmat = b[ND1_SRCMAT],
+                         .dstmat = b[ND1_DSTMAT]};
+    if (base) {
+        w->todo = c->data;
+        return true;
+    }
+    c->fault = saved;
+    for (int pass = 0; pass < (c->data ? 2 : 1); pass++)
         for (uint64_t t = 0; t < ndnum; t++)
             for (uint64_t r = 0; r < n; r++) {
                 uint64_t off = (t * b[ND1_SRCMAT] + r * srcd) * size;
-                const uint8_t *row = base ? base + off : xf_span(c, DV_MEM_GM, op->r[1] + off, d * size, 0);
+                const uint8_t *row = xf_span(c, DV_MEM_GM, op->r[1] + off, d * size, 0);
                 if (!row)
                     return false;
-                if (!pass)
-                    continue;
-                for (uint64_t cb = 0; cb < blocks; cb++) {
-                    uint8_t *blk = l1 + (t * b[ND1_DSTMAT] + cb * b[ND1_DSTC0] + r * b[ND1_DSTN]) * XF_BLOCK;
-                    uint64_t have = d - cb * c0 < c0 ? d - cb * c0 : c0;
-                    memmove(blk, row + cb * c0 * size, (size_t)(have * size));
-                    memset(blk + have * size, 0, (size_t)((c0 - have) * size));
-                }
+                if (pass)
+                    nd2nz_row(w, row, t, r);
             }
+    return true;
+}
+
+static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
+{
+    dv_nd2nz_work w;
+    if (!dv_nd2nz_prepare(c, op, &w))
+        return false;
+    if (w.todo)
+        dv_nd2nz_compute(&w);
     return true;
 }
 
