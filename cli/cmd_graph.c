@@ -8,6 +8,7 @@
 #include "dv_graph_run.h"
 #include "graph_report.h"
 #include "rt_trace.h"
+#include "run_progress.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -318,6 +319,28 @@ static dv_status trace_done(void *user, dv_rt_device *d, const dv_graph_run_resu
     return st;
 }
 
+/* What a run has attached to the device: the trace (--trace) and the
+ * progress line of a long run on a terminal. */
+typedef struct graph_watch {
+    trace_ctx tc;
+    run_progress prog;
+} graph_watch;
+
+static dv_status watch_open(void *user, dv_rt_device *d, dv_error *err)
+{
+    graph_watch *w = user;
+    if (w->tc.path && trace_open(&w->tc, d, err) != DV_OK)
+        return err->status;
+    run_progress_say(&w->prog, "running %u steps on %s", w->tc.p->nsteps, w->tc.p->chip);
+    return run_progress_attach(&w->prog, dv_rt_device_sim(d), err);
+}
+
+static dv_status watch_done(void *user, dv_rt_device *d, const dv_graph_run_result *res, dv_error *err)
+{
+    graph_watch *w = user;
+    return w->tc.path ? trace_done(&w->tc, d, res, err) : DV_OK;
+}
+
 int cmd_graph(int argc, char **argv)
 {
     graph_opts o = {.opt = 2, .streams = 1, .seed = 1};
@@ -333,22 +356,22 @@ int cmd_graph(int argc, char **argv)
     unsigned nin = 0;
     char from[2100];
     dv_graph_run_result *res = NULL;
-    trace_ctx tc = {.path = o.trace, .p = p, .streams = o.streams};
-    dv_graph_run_opts ro = {
-        .streams = o.streams, .timing_only = o.timing_only, .no_reuse_edges = o.no_reuse_edges};
-    if (o.trace) {
-        ro.on_open = trace_open;
-        ro.on_done = trace_done;
-        ro.user = &tc;
-    }
+    graph_watch w = {.tc = {.path = o.trace, .p = p, .streams = o.streams}};
+    run_progress_init(&w.prog, "graph");
+    dv_graph_run_opts ro = {.streams = o.streams,
+                            .timing_only = o.timing_only,
+                            .no_reuse_edges = o.no_reuse_edges,
+                            .on_open = watch_open,
+                            .on_done = watch_done,
+                            .user = &w};
     if (dv_config_builtin(p->chip, &cfg, &err) != DV_OK)
         rc = cli_fail(&err);
     if (!rc)
         rc = make_inputs(&o, p, &in, &nin, from, sizeof from);
     if (!rc && dv_graph_run(p, in, nin, &ro, &res, &err) != DV_OK)
         rc = cli_fail(&err);
-    if (tc.t)
-        rt_trace_discard(tc.t);
+    if (w.tc.t)
+        rt_trace_discard(w.tc.t);
     if (!rc) {
         unsigned n;
         int *idx = dv_plan_inputs(p, &n);
@@ -361,8 +384,12 @@ int cmd_graph(int argc, char **argv)
                           .inputs = from};
         free(idx);
         r.check.why_not = o.timing_only ? "--timing-only" : "a .dvm holds no graph to run the reference on";
-        if (!o.timing_only && p->g)
+        if (!o.timing_only && p->g) {
+            w.prog.last = 0; /* a new phase shows at once */
+            run_progress_say(&w.prog, "checking the outputs against the CPU reference");
             check_outputs(p, res, in, nin, &r.check, &rc);
+        }
+        run_progress_end(&w.prog);
         int out = o.json ? graph_report_json(&r) : (graph_report_print(&r), 0);
         if (res->nraces && !rc) {
             fprintf(stderr, "dvsim graph: %u races between launches (first: records %u and %u at 0x%llx)\n",
@@ -372,6 +399,7 @@ int cmd_graph(int argc, char **argv)
         }
         rc = rc ? rc : out;
     }
+    run_progress_end(&w.prog);
     for (unsigned k = 0; in && k < nin; k++)
         dv_gtensor_free(&in[k]);
     free(in);

@@ -160,6 +160,22 @@ def options(dvsim, work):
     run([dvsim, "graph", rs], 65)  # host steps (MaxPool ...) need the graph a .dvm does not hold
 
 
+def progress(dvsim, work):
+    """The progress line (DVSIM_PROGRESS=0: at once, as on a terminal after a second) names the
+    phases, is erased at the end, and changes nothing; without a terminal there is none."""
+    model = os.path.join(work, "bert_layer.onnx")
+    env = dict(os.environ, DVSIM_PROGRESS="0")
+    p = subprocess.run([dvsim, "graph", model, "--json"], capture_output=True, env=env)  # bytes: \r kept
+    q = subprocess.run([dvsim, "graph", model, "--json"], capture_output=True)
+    assert p.returncode == 0 and q.returncode == 0, (p.stderr, q.stderr)
+    assert p.stdout == q.stdout, "the progress line changed the run's figures"
+    assert b"dvsim graph: running 15 steps on ascend910" in p.stderr, p.stderr
+    assert b"dvsim graph: checking the outputs against the CPU reference" in p.stderr, p.stderr
+    assert p.stderr.endswith(b"\r\033[K"), repr(p.stderr[-20:])
+    assert q.stderr == b"", q.stderr
+    print("progress: the line names the run and the check, is erased, and changes nothing")
+
+
 def main():
     dvsim, make_models, work = sys.argv[1:4]
     if not os.path.exists(DEBIAN_PYTHON) or subprocess.run([DEBIAN_PYTHON, "-c", "import onnx"]).returncode:
@@ -170,6 +186,7 @@ def main():
     models_and_fusion(dvsim, work)
     streams(dvsim, work)
     options(dvsim, work)
+    progress(dvsim, work)
     print("graph: all checks passed")
     return 0
 
