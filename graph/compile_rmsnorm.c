@@ -109,12 +109,12 @@ dv_status cc_lower_rmsnorm(cctx *c, const cc_group *gr)
     char params[80], why[DV_ERROR_MSG_MAX] = "eps is not 10^-E for E in 1..12 (rmsnorm's EPS_E)";
     snprintf(params, sizeof params, "R=%lld,C=%lld,EPS_E=%d", (long long)R, (long long)C, e);
     bool dev = e && cc_device_fits(c, "rmsnorm", "db", params, why, sizeof why);
-    int in[2] = {cc_use(c, gr->x, DV_TL_ND), dev ? cc_use(c, gr->bias, DV_TL_ND) : -1};
+    int in[2] = {cc_use(c, gr->x, DV_TL_ND), cc_use(c, gr->bias, DV_TL_ND)};
     int out = cc_define(c, gr->out, DV_TL_ND);
-    if (in[0] < 0 || (dev && in[1] < 0) || out < 0)
+    if (in[0] < 0 || in[1] < 0 || out < 0)
         return c->err->status;
-    dv_plan_step *s = cc_make_step(c, dev ? DV_STEP_DEVICE : DV_STEP_HOST, dev ? "rmsnorm" : "RMSNorm", in,
-                                   dev ? 2 : 1, &out, 1, gr->nodes, gr->n);
+    dv_plan_step *s = cc_make_step(c, dev ? DV_STEP_DEVICE : DV_STEP_HOST, dev ? "rmsnorm" : "RMSNorm", in, 2,
+                                   &out, 1, gr->nodes, gr->n);
     if (!s)
         return c->err->status ? c->err->status : dv_error_set(c->err, DV_ERR_NOMEM, "out of memory");
     if (dev) {

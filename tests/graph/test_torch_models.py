@@ -46,7 +46,8 @@ EXPECT = {
 
 # torch_llama mutated (Debian's python, with onnx): "eps" sets norm1's eps to 0.1 (y moves by ~5%,
 # so a fused step that kept 1e-6 fails --ref against the node reference); "gamma" drops norm1's
-# Mul by its weight (the group then does not match: rmsnorm needs the gamma)
+# Mul by its weight (the group then does not match: rmsnorm needs the gamma); "eps_odd" sets it to
+# 2e-6, not 10^-E: the group is one host RMSNorm step
 MUTATE = """
 import sys, os
 import onnx
@@ -54,11 +55,12 @@ from onnx import numpy_helper
 src, dst, mode = sys.argv[1:4]
 m = onnx.load(src)
 g = m.graph
-if mode == "eps":
+if mode.startswith("eps"):
     eps = [n for n in g.node if n.op_type == "Add" and n.name.startswith("/norm1/")][0].input[1]
     for n in g.node:
         if n.op_type == "Constant" and n.output[0] == eps:
-            n.attribute[0].t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(n.attribute[0].t) * 0 + 0.1))
+            v = 0.1 if mode == "eps" else 2e-6
+            n.attribute[0].t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(n.attribute[0].t) * 0 + v))
             break
     else:
         sys.exit("no eps Constant")
@@ -143,13 +145,15 @@ def main():
                 r0["peak_bytes"], r2["steps"], r2["steps_device"], r2["steps_host"], r2["steps_layout"],
                 r2["peak_bytes"]))
     # the RMSNorm mutations (seeded inputs: --ref against the -O0 node reference)
-    for mode, rms, eps in (("eps", 2, "EPS_E=1"), ("gamma", 1, "EPS_E=6")):
+    for mode, rms, eps in (("eps", 2, "EPS_E=1"), ("gamma", 1, "EPS_E=6"), ("eps_odd", 1, "EPS_E=6")):
         mut = os.path.join(work, "torch_llama_" + mode, "model.onnx")
         run([DEBIAN_PYTHON, "-c", MUTATE, os.path.join(work, "torch_llama", "model.onnx"), mut, mode])
         o2 = compile_json(dvsim, mut, 2, "ascend910")
         steps = [s for s in o2["steps"] if s["op"] == "rmsnorm"]
         assert o2["ref"] == "passed" and o2["report"]["rmsnorms"] == rms, (mode, o2["ref"], o2["report"])
         assert eps in steps[0]["shape"], (mode, steps)
+        host = [s for s in o2["steps"] if s["op"] == "RMSNorm"]
+        assert len(host) == (mode == "eps_odd") and all(s["kind"] == "host" for s in host), (mode, host)
     # the comparison with torch can fail: torch's output nudged by 2^-8 of itself (4x the tolerance)
     src = os.path.join(work, "torch_mlp", "test_data_set_0")
     bad = os.path.join(work, "torch_mlp_nudged")
