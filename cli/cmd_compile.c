@@ -141,6 +141,7 @@ static cJSON *plan_json(const dv_plan *p, bool *ok)
              {"fused_attention", r->fused_attention},
              {"fused_gelu", r->fused_gelu},
              {"layernorms", r->layernorms},
+             {"rmsnorms", r->rmsnorms},
              {"nz_weights", r->nz_weights},
              {"fracz_weights", r->fracz_weights},
              {"conversions", r->conversions},

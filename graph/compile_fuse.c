@@ -7,6 +7,8 @@
  *                                             attention B, H, SQ, SK, D, CAUSAL (compile_attn.c)
  *   Div(x, sqrt 2) | Mul(x, 1/sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (or the 0.5 first)
  *                                             one host step "Gelu" (PyTorch's exact GELU)
+ *   Pow(x, 2) -> ReduceMean -> Add eps -> Sqrt -> Div | Reciprocal -> Mul x -> Mul gamma
+ *                                             rmsnorm EPS_E (compile_rmsnorm.c)
  * Every inner tensor of a group must have the group's next node as its only
  * reader (and not be a graph output): the fused step never writes it.
  * ONNX's Gelu (erf) is not fused into matmul: its ACT=2 is x sigmoid(1.702 x),
@@ -223,6 +225,8 @@ dv_status cc_fuse(cctx *c)
     for (unsigned i = 0; i < g->nnodes; i++)
         if (g->n[i].op == DV_GOP_ERF)
             fuse_gelu(c, i);
+        else if (g->n[i].op == DV_GOP_REDUCEMEAN)
+            cc_fuse_rmsnorm(c, i);
     for (unsigned i = 0; i < g->nnodes; i++) {
         const dv_gnode *n = &g->n[i];
         if (c->group_of[i] >= 0)
@@ -237,12 +241,14 @@ dv_status cc_fuse(cctx *c)
         } else if ((n->op == DV_GOP_MATMUL || n->op == DV_GOP_GEMM) && g->t[n->in[1]].rank >= 2)
             fuse_matmul(c, i);
     }
-    unsigned kinds[CC_GELU + 1] = {0};
+    unsigned kinds[CC_RMSNORM + 1] = {0};
     for (unsigned i = 0; i < c->ngroups; i++)
         kinds[c->groups[i].kind]++;
-    cc_log(c,
-           "fuse: found %u Conv+Bias+ReLU (conv2d_bias_relu), %u MatMul/Gemm epilogues (bias, ReLU, SiLU, "
-           "GELU: matmul), %u MatMul-Softmax-MatMul (attention), %u erf GELUs (one host step each)",
-           kinds[CC_CONV_RELU], kinds[CC_MATMUL], kinds[CC_ATTENTION], kinds[CC_GELU]);
+    cc_log(
+        c,
+        "fuse: found %u Conv+Bias+ReLU (conv2d_bias_relu), %u MatMul/Gemm epilogues (bias, ReLU, SiLU, "
+        "GELU: matmul), %u MatMul-Softmax-MatMul (attention), %u erf GELUs (one host step each), %u RMSNorms "
+        "(rmsnorm)",
+        kinds[CC_CONV_RELU], kinds[CC_MATMUL], kinds[CC_ATTENTION], kinds[CC_GELU], kinds[CC_RMSNORM]);
     return DV_OK;
 }

@@ -102,6 +102,7 @@ static const char *host_reason(dv_gop op)
         return "no device operator for it (dvsim's vector operators: add, relu, softmax, layernorm)";
     case DV_GOP_POW:
     case DV_GOP_SQRT:
+    case DV_GOP_RECIPROCAL:
     case DV_GOP_NEG:
     case DV_GOP_ERF:
     case DV_GOP_EQUAL:
@@ -331,6 +332,7 @@ dv_status cc_lower(cctx *c)
             st = gr->kind == CC_CONV_RELU ? cc_lower_conv(c, (unsigned)gr->nodes[0], gr->nodes[1])
                  : gr->kind == CC_MATMUL  ? cc_lower_matmul(c, gr)
                  : gr->kind == CC_GELU    ? cc_lower_gelu(c, gr)
+                 : gr->kind == CC_RMSNORM ? cc_lower_rmsnorm(c, gr)
                                           : cc_lower_attention(c, gr);
         }
     }

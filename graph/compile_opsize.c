@@ -28,6 +28,7 @@ static const struct {
     {"relu", {"x", NULL, NULL}, "y"},
     {"softmax", {"x", NULL, NULL}, "y"},
     {"layernorm", {"x", "gamma", "beta"}, "y"},
+    {"rmsnorm", {"x", "gamma", NULL}, "y"},
 };
 
 const char *dv_plan_op_tensor(const char *op, bool output, unsigned k)

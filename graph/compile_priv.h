@@ -15,6 +15,7 @@ typedef enum cc_group_kind {
     CC_MATMUL, /* MatMul or Gemm, then [Add bias] [Relu | Sigmoid, Mul (SiLU) | Mul, Sigmoid, Mul (GELU)] */
     CC_ATTENTION, /* Transpose(K), MatMul, scale, [causal mask], Softmax, MatMul */
     CC_GELU,      /* Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5 (PyTorch's exact GELU): one host step */
+    CC_RMSNORM,   /* Pow 2, ReduceMean, Add eps, Sqrt, Div | Reciprocal, Mul, Mul gamma: rmsnorm */
 } cc_group_kind;
 
 /* Nodes lowered together into one step: found by the fusion pass (compile_fuse.c). */
@@ -22,11 +23,12 @@ typedef struct cc_group {
     cc_group_kind kind;
     unsigned n;
     int nodes[CC_GROUP_MAX]; /* in graph order; the step is made at the last one */
-    int bias;                /* CC_MATMUL: the graph tensor of the bias (-1: none) */
+    int bias;                /* CC_MATMUL: the graph tensor of the bias (-1: none); CC_RMSNORM: gamma */
     int relu, act;           /* CC_MATMUL: RELU, ACT (1 SiLU, 2 GELU) */
     int causal;              /* CC_ATTENTION: a causal mask (Where or Add of -inf above the diagonal) */
     int tk, m1, q;           /* CC_ATTENTION: the Transpose(K) and Q K^T nodes, the Q tensor read */
-    int x;                   /* CC_GELU: the graph tensor it reads */
+    int x;                   /* CC_GELU, CC_RMSNORM: the graph tensor it reads */
+    double eps;              /* CC_RMSNORM */
     int out;                 /* the graph tensor the group's step produces */
 } cc_group;
 
@@ -77,6 +79,9 @@ dv_status cc_lower_conv(cctx *c, unsigned ni, int relu);
 dv_status cc_lower_matmul(cctx *c, const cc_group *gr);
 dv_status cc_lower_attention(cctx *c, const cc_group *gr);
 dv_status cc_lower_gelu(cctx *c, const cc_group *gr);
+/* The RMSNorm group at ReduceMean node i, and its step (compile_rmsnorm.c). */
+void cc_fuse_rmsnorm(cctx *c, unsigned i);
+dv_status cc_lower_rmsnorm(cctx *c, const cc_group *gr);
 
 /* Softmax s runs along its input's last dim. */
 bool cc_softmax_on_last(const dv_graph *g, const dv_gnode *s);

@@ -74,7 +74,7 @@ typedef struct dv_plan_step {
 /* What each pass did, for the compile report. */
 typedef struct dv_plan_report {
     unsigned nodes_in, shape_folded, const_folded, bn_folded, aliases;
-    unsigned fused_conv, fused_matmul, fused_attention, fused_gelu, layernorms;
+    unsigned fused_conv, fused_matmul, fused_attention, fused_gelu, layernorms, rmsnorms;
     unsigned nz_weights, fracz_weights, conversions;
     double conversion_cycles;
     unsigned steps_device, steps_host, steps_layout;

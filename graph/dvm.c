@@ -95,9 +95,11 @@ static void put_meta(dv_buf *b, const dv_plan *p)
                   (unsigned long long)p->hbm_bytes_per_cycle);
     dv_buf_printf(b, "nodes_in = %u\nshape_folded = %u\nconst_folded = %u\nbn_folded = %u\naliases = %u\n",
                   r->nodes_in, r->shape_folded, r->const_folded, r->bn_folded, r->aliases);
-    dv_buf_printf(
-        b, "fused_conv = %u\nfused_matmul = %u\nfused_attention = %u\nfused_gelu = %u\nlayernorms = %u\n",
-        r->fused_conv, r->fused_matmul, r->fused_attention, r->fused_gelu, r->layernorms);
+    dv_buf_printf(b,
+                  "fused_conv = %u\nfused_matmul = %u\nfused_attention = %u\nfused_gelu = %u\nlayernorms = "
+                  "%u\nrmsnorms = %u\n",
+                  r->fused_conv, r->fused_matmul, r->fused_attention, r->fused_gelu, r->layernorms,
+                  r->rmsnorms);
     dv_buf_printf(b, "nz_weights = %u\nfracz_weights = %u\nconversions = %u\nconversion_cycles = %.17g\n",
                   r->nz_weights, r->fracz_weights, r->conversions, r->conversion_cycles);
     dv_buf_printf(b, "steps_device = %u\nsteps_host = %u\nsteps_layout = %u\n", r->steps_device,

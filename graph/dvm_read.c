@@ -154,6 +154,7 @@ static void meta_line(dv_plan *p, const char *key, const char *val)
              {"fused_attention", &r->fused_attention, NULL},
              {"fused_gelu", &r->fused_gelu, NULL},
              {"layernorms", &r->layernorms, NULL},
+             {"rmsnorms", &r->rmsnorms, NULL},
              {"nz_weights", &r->nz_weights, NULL},
              {"fracz_weights", &r->fracz_weights, NULL},
              {"conversions", &r->conversions, NULL},

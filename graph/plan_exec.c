@@ -162,10 +162,11 @@ static dv_status exec_attention(pref *r, const dv_plan_step *s, double **in)
     return store(r, s, y, n);
 }
 
-/* add, relu, softmax, layernorm (eps 1e-5: the operator's). */
+/* add, relu, softmax, layernorm (eps 1e-5: the operator's), rmsnorm (eps 10^-EPS_E, as f32). */
 static dv_status exec_vector(pref *r, const dv_plan_step *s, double **in)
 {
-    bool rows = strcmp(s->op, "softmax") == 0 || strcmp(s->op, "layernorm") == 0;
+    bool rms = strcmp(s->op, "rmsnorm") == 0;
+    bool rows = rms || strcmp(s->op, "softmax") == 0 || strcmp(s->op, "layernorm") == 0;
     int64_t R = rows ? param(s, "R") : 1, C = rows ? param(s, "C") : 0;
     int64_t n = rows ? R * C : logical_count(&r->p->t[s->out[0]]);
     const dv_plan_tensor *ot = &r->p->t[s->out[0]];
@@ -184,7 +185,13 @@ static dv_status exec_vector(pref *r, const dv_plan_step *s, double **in)
         for (int64_t i = 0; i < R; i++) {
             const double *x = in[0] + i * C;
             double *o = y + i * C, a = 0, b = 0;
-            if (s->op[0] == 's') {
+            if (rms) {
+                for (int64_t j = 0; j < C; j++)
+                    b += x[j] * x[j];
+                double inv = 1 / sqrt(b / (double)C + (double)(float)pow(10, -(double)param(s, "EPS_E")));
+                for (int64_t j = 0; j < C; j++)
+                    o[j] = x[j] * inv * in[1][j];
+            } else if (s->op[0] == 's') {
                 a = -INFINITY;
                 for (int64_t j = 0; j < C; j++)
                     a = x[j] > a ? x[j] : a;

@@ -164,8 +164,9 @@ dv_status ref_unary(dv_graph *g, const dv_gnode *n, bool compute, dv_error *err)
         case DV_GOP_SIGMOID: y[e] = 1 / (1 + exp(-v)); break;
         case DV_GOP_ERF: y[e] = erf(v); break;
         case DV_GOP_NEG: y[e] = -v; break;
-        case DV_GOP_SQRT: y[e] = sqrt(v); break; /* NaN below 0, as numpy */
-        default:                                 /* Gelu: erf, or the tanh approximation when asked */
+        case DV_GOP_SQRT: y[e] = sqrt(v); break;     /* NaN below 0, as numpy */
+        case DV_GOP_RECIPROCAL: y[e] = 1 / v; break; /* inf at 0, as numpy */
+        default:                                     /* Gelu: erf, or the tanh approximation when asked */
             y[e] = tanh_gelu
                        ? 0.5 * v * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)))
                        : 0.5 * v * (1 + erf(v / sqrt(2.0)));

@@ -24,6 +24,7 @@ static const ref_op_fn ops[DV_GOP_COUNT] = {
     [DV_GOP_UNSQUEEZE] = ref_squeeze,   [DV_GOP_CAST] = ref_cast,
     [DV_GOP_EXPAND] = ref_expand,       [DV_GOP_ERF] = ref_unary,
     [DV_GOP_NEG] = ref_unary,           [DV_GOP_SQRT] = ref_unary,
+    [DV_GOP_RECIPROCAL] = ref_unary,
     [DV_GOP_POW] = ref_binary,          [DV_GOP_EQUAL] = ref_binary,
     [DV_GOP_WHERE] = ref_where,         [DV_GOP_REDUCEMEAN] = ref_reduce_mean,
     [DV_GOP_DROPOUT] = ref_dropout,     [DV_GOP_CONSTANTOFSHAPE] = ref_constant_of_shape,

@@ -94,14 +94,4 @@ void row_describe(dv_opr_run *r, const row_tiling *s, uint64_t cols, uint64_t es
 }
 
 /* The row operators' test cases: what the row machinery must get right. */
-const dv_operator_case row_cases[] = {
-    {"R=64,C=1000", 0, "rows not a multiple of 16 elements, every core"},
-    {"R=1,C=1", 0, "one element"},
-    {"R=8,C=64", 0, "one tile"},
-    {"R=7,C=17", 0, "C not a multiple of 16"},
-    {"R=100,C=17", 0, "row bytes not a multiple of 32"},
-    {"R=3,C=8192", 0, "long rows: several repeats, two-level reductions"},
-    {"R=200,C=1000", 0, "many rows per core"},
-    {"R=300,C=96", 100, "more blocks than cores"},
-    {NULL, 0, NULL},
-};
+const dv_operator_case row_cases[] = {ROW_CASE_LIST, {NULL, 0, NULL}};

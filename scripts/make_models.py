@@ -15,8 +15,8 @@ numpy's RandomState(seed):
                      projection, residual Add, LayerNormalization, FFN 1024 with
                      x*Sigmoid(1.702x) GELU (opset 17 has no Gelu op), Add, LayerNormalization
   llama_layer.onnx   a LLaMA-style decoder layer, hidden 256, 4 heads of 64, sequence 128:
-                     pre-norm (LayerNormalization: RMSNorm needs ReduceMean/Pow/Sqrt, outside
-                     the supported set), Q/K/V without bias, rotary embedding (Slice, Mul -1,
+                     pre-norm RMSNorm as Mul(x, x), ReduceMean, Add 1e-5, Sqrt, Reciprocal,
+                     Mul x, Mul weight (torch_llama has the Pow/Div form), Q/K/V without bias, rotary embedding (Slice, Mul -1,
                      Concat, Mul cos/sin, Add), attention without a mask, SwiGLU MLP
                      (x*Sigmoid(x) * up), residual Adds
   gpt_layer.onnx     a GPT-style pre-norm layer in the forms PyTorch's exporter writes: Q scaled by
@@ -92,6 +92,12 @@ class Builder:
         g = self.const("ln_g", self.rng.uniform(0.8, 1.2, dim).astype(np.float32))
         b = self.const("ln_b", self.rng.uniform(-0.1, 0.1, dim).astype(np.float32))
         return self.op("LayerNormalization", [x, g, b], "ln", axis=-1, epsilon=1e-5)
+
+    def rmsnorm(self, x, dim):
+        g = self.const("rms_g", self.rng.uniform(0.8, 1.2, dim).astype(np.float32))
+        ms = self.op("ReduceMean", [self.op("Mul", [x, x])], "rms", axes=[-1], keepdims=1)
+        r = self.op("Reciprocal", [self.op("Sqrt", [self.op("Add", [ms, self.const("eps", np.array(1e-5, dtype=np.float32))])])])
+        return self.op("Mul", [self.op("Mul", [x, r]), g])
 
     def model(self, name, inputs, outputs):
         graph = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
@@ -193,13 +199,13 @@ def rotary(b, x, seq, hd):
 def llama_layer(rng, seq=128, dim=256, nh=4, ffn=512):
     b = Builder(rng)
     hd = dim // nh
-    h = b.layernorm("x", dim)
+    h = b.rmsnorm("x", dim)
     q = rotary(b, heads(b, b.linear(h, dim, dim, bias=False), seq, nh, hd), seq, hd)
     k = rotary(b, heads(b, b.linear(h, dim, dim, bias=False), seq, nh, hd), seq, hd)
     v = heads(b, b.linear(h, dim, dim, bias=False), seq, nh, hd)
     a = merge(b, attention(b, q, k, v, hd), seq, dim)
     x1 = b.op("Add", ["x", b.linear(a, dim, dim, bias=False)])
-    h2 = b.layernorm(x1, dim)
+    h2 = b.rmsnorm(x1, dim)
     gate = b.linear(h2, dim, ffn, bias=False)
     gate = b.op("Mul", [gate, b.op("Sigmoid", [gate])])
     up = b.linear(h2, dim, ffn, bias=False)

@@ -6,6 +6,7 @@
 #include "dv_fp.h"
 #include "dv_kernel_blob.h"
 #include "dv_operator.h"
+#include "ln.h"
 #include "opcommon.h"
 #include "rowtile.h"
 
@@ -30,52 +31,64 @@ enum {
 #undef KERNEL_CONST
 };
 
-/* buf0 follows G, B (a row of f32 each) and U (mode 0: a column of the tile,
- * mode 1: a row). */
+/* buf0 follows G, B (a row of f32 each; rmsnorm: G only) and U (mode 0: a
+ * column of the tile, mode 1: a row). */
 static uint64_t ln_base(const row_tiling *s, uint64_t nr, uint64_t mode)
 {
     uint64_t u = mode == 0 ? nr * 256 : s->p32;
     return LN_G + 2 * s->p32 + u + UB_SKEW;
 }
+static uint64_t rn_base(const row_tiling *s, uint64_t nr, uint64_t mode)
+{
+    return ln_base(s, nr, mode) - s->p32;
+}
 
-static dv_status prepare(dv_opr_run *r, dv_error *err)
+dv_status ln_prepare(dv_opr_run *r, const struct dv_kernel_blob *blob, bool beta, double eps, dv_error *err)
 {
     dv_dtype dt = r->dtype == 0 ? DV_DT_F16 : DV_DT_F32;
     uint64_t es = dv_dtype_size(dt), rows = dv_opr_param(r, "R"), cols = dv_opr_param(r, "C");
     row_tiling s;
-    dv_status st = row_tile(r, rows, cols, es, ln_base, &s, err);
+    dv_status st = row_tile(r, rows, cols, es, beta ? ln_base : rn_base, &s, err);
     if (st != DV_OK)
         return st;
     /* 32 bytes of slack: unaligned rows are read rounded up to whole blocks. */
     uint64_t bytes = opc_round_up(rows * cols * es, 32) + 32, pbytes = opc_round_up(cols * es, 32) + 32;
-    unsigned x, g, b, y;
-    if ((st = opc_use_vector_kernel(r, &dvk_layernorm_layernorm, "layernorm", es, err)) != DV_OK ||
+    unsigned x, g, b = 0, y;
+    if ((st = opc_use_vector_kernel(r, blob, r->op->name, es, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "x", false, bytes, &x, err)) != DV_OK ||
         (st = dv_opr_tensor_add(r, "gamma", false, pbytes, &g, err)) != DV_OK ||
-        (st = dv_opr_tensor_add(r, "beta", false, pbytes, &b, err)) != DV_OK ||
+        (beta && (st = dv_opr_tensor_add(r, "beta", false, pbytes, &b, err)) != DV_OK) ||
         (st = dv_opr_tensor_add(r, "y", true, bytes, &y, err)) != DV_OK)
         return st;
     /* x off centre, so that the mean matters. */
     dv_opr_fill(r, x, dt, rows * cols, -2, 3, 0);
     dv_opr_fill(r, g, dt, cols, 0.5, 1.5, 1);
-    dv_opr_fill(r, b, dt, cols, -0.5, 0.5, 2);
-    uint64_t consts = dv_f32_bits((float)(1.0 / (double)cols)) | (uint64_t)dv_f32_bits((float)LN_EPS) << 32;
+    if (beta)
+        dv_opr_fill(r, b, dt, cols, -0.5, 0.5, 2);
+    uint64_t consts = dv_f32_bits((float)(1.0 / (double)cols)) | (uint64_t)dv_f32_bits((float)eps) << 32;
     uint64_t args[ROW_NARGS + 4];
     row_args(&s, r->t[x].addr, r->t[y].addr, rows, cols, args);
     args[ROW_NARGS] = s.pb | s.rb << 32; /* lay */
     args[ROW_NARGS + 1] = r->t[g].addr;
-    args[ROW_NARGS + 2] = r->t[b].addr;
+    args[ROW_NARGS + 2] = beta ? r->t[b].addr : 0;
     args[ROW_NARGS + 3] = consts;
     if ((st = opc_args(r, args, sizeof args / sizeof args[0], err)) != DV_OK ||
         (st = dv_opr_set_blocks(r, s.blocks, err)) != DV_OK)
         return st;
-    /* Per element at least: sum, subtract, square, sum of squares, times
-     * rstd, times gamma, plus beta (f32), and the two conversions of f16;
-     * x read once, y written once (gamma and beta are C elements). */
-    opc_vec_work(r, rows * cols, 4, es == 2 ? 9 : 7, (double)((rows + 2) * cols * es),
+    /* Per element at least: layernorm: sum, subtract, square, sum of
+     * squares, times rstd, times gamma, plus beta; rmsnorm: square, sum of
+     * squares, times rstd, times gamma (f32), and the two conversions of
+     * f16; x read once, y written once (gamma and beta are C elements). */
+    double ops = (beta ? 7 : 4) + (es == 2 ? 2 : 0);
+    opc_vec_work(r, rows * cols, 4, ops, (double)((rows + (beta ? 2 : 1)) * cols * es),
                  (double)(rows * cols * es));
     row_describe(r, &s, cols, es);
     return DV_OK;
+}
+
+static dv_status prepare(dv_opr_run *r, dv_error *err)
+{
+    return ln_prepare(r, &dvk_layernorm_layernorm, true, LN_EPS, err);
 }
 
 /* The error bound (see .notes). */
@@ -145,4 +158,4 @@ const dv_operator dv_op_layernorm = {
     .check = check,
 };
 
-DV_OPERATORS(layernorm, &dv_op_layernorm);
+DV_OPERATORS(layernorm, &dv_op_layernorm, &dv_op_rmsnorm);

@@ -31,7 +31,7 @@
 static const char *const REQUIRED[] = {
     "Gemm", "MatMul", "Conv", "Relu", "Add", "Softmax", "LayerNormalization",
     /* what PyTorch's exporter writes for GELU, RMSNorm, masks (issue 18d) */
-    "Erf", "Neg", "Sqrt", "Pow", "Equal", "Where", "ReduceMean", "Dropout", "ConstantOfShape"};
+    "Erf", "Neg", "Sqrt", "Reciprocal", "Pow", "Equal", "Where", "ReduceMean", "Dropout", "ConstantOfShape"};
 enum { NREQ = sizeof REQUIRED / sizeof REQUIRED[0] };
 
 typedef struct tally {

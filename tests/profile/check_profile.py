@@ -46,6 +46,7 @@ OPS = {
     "relu": ["--shape", "N=16384"],
     "softmax": ["--shape", "R=16,C=200"],
     "layernorm": ["--shape", "R=16,C=200"],
+    "rmsnorm": ["--shape", "R=16,C=200"],
     "conv2d": ["--shape", "C=16,H=8,W=8,Co=16"],
     "conv2d_bias_relu": ["--shape", "C=16,H=8,W=8,Co=16"],
     "attention": ["--shape", "SQ=64,SK=128"],
