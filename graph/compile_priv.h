@@ -76,6 +76,8 @@ dv_status cc_lower_conv(cctx *c, unsigned ni, int relu);
 dv_status cc_lower_matmul(cctx *c, const cc_group *gr);
 dv_status cc_lower_attention(cctx *c, const cc_group *gr);
 dv_status cc_lower_gelu(cctx *c, const cc_group *gr);
+/* Transpose (the last dim kept), Slice, Concat onto permute (compile_copy.c). */
+dv_status cc_lower_copy(cctx *c, unsigned ni);
 
 /* Softmax s runs along its input's last dim. */
 bool cc_softmax_on_last(const dv_graph *g, const dv_gnode *s);
