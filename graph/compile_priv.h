@@ -68,6 +68,8 @@ dv_status cc_attention_split_keys(cctx *c);
 /* Lowering (compile_lower.c; the Cube operators in compile_ops.c). */
 bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why,
                     size_t len);
+/* Transpose (the last dim kept), Slice, Concat onto permute (compile_copy.c). */
+dv_status cc_lower_copy(cctx *c, unsigned ni);
 dv_plan_step *cc_make_step(cctx *c, dv_step_kind k, const char *op, const int *in, unsigned nin,
                            const int *out, unsigned nout, const int *nodes, unsigned nnodes);
 dv_status cc_host_step(cctx *c, unsigned ni, const char *why);
@@ -76,8 +78,6 @@ dv_status cc_lower_conv(cctx *c, unsigned ni, int relu);
 dv_status cc_lower_matmul(cctx *c, const cc_group *gr);
 dv_status cc_lower_attention(cctx *c, const cc_group *gr);
 dv_status cc_lower_gelu(cctx *c, const cc_group *gr);
-/* Transpose (the last dim kept), Slice, Concat onto permute (compile_copy.c). */
-dv_status cc_lower_copy(cctx *c, unsigned ni);
 
 /* Softmax s runs along its input's last dim. */
 bool cc_softmax_on_last(const dv_graph *g, const dv_gnode *s);
