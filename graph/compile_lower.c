@@ -277,6 +277,9 @@ static dv_status lower_single(cctx *c, unsigned ni)
     case DV_GOP_SQUEEZE:
     case DV_GOP_UNSQUEEZE:
     case DV_GOP_IDENTITY: return lower_alias(c, ni);
+    case DV_GOP_TRANSPOSE:
+    case DV_GOP_SLICE:
+    case DV_GOP_CONCAT: return cc_lower_copy(c, ni);
     case DV_GOP_DROPOUT: /* inference: the identity, unless its mask is read */
         if (n->nout < 2 || n->out[1] < 0)
             return lower_alias(c, ni);

@@ -29,6 +29,7 @@ static const struct {
     {"softmax", {"x", NULL, NULL}, "y"},
     {"layernorm", {"x", "gamma", "beta"}, "y"},
     {"rmsnorm", {"x", "gamma", NULL}, "y"},
+    {"permute", {"x", NULL, NULL}, "y"},
 };
 
 const char *dv_plan_op_tensor(const char *op, bool output, unsigned k)

@@ -71,6 +71,8 @@ dv_status cc_attention_split_keys(cctx *c);
 /* Lowering (compile_lower.c; the Cube operators in compile_ops.c). */
 bool cc_device_fits(const cctx *c, const char *op, const char *variant, const char *params, char *why,
                     size_t len);
+/* Transpose (the last dim kept), Slice, Concat onto permute (compile_copy.c). */
+dv_status cc_lower_copy(cctx *c, unsigned ni);
 dv_plan_step *cc_make_step(cctx *c, dv_step_kind k, const char *op, const int *in, unsigned nin,
                            const int *out, unsigned nout, const int *nodes, unsigned nnodes);
 dv_status cc_host_step(cctx *c, unsigned ni, const char *why);

@@ -249,6 +249,8 @@ static dv_status exec_step(pref *r, const dv_plan_step *s)
             st = exec_conv(r, s, in, strcmp(s->op, "conv2d_bias_relu") == 0);
         else if (strcmp(s->op, "attention") == 0)
             st = exec_attention(r, s, in);
+        else if (strcmp(s->op, "permute") == 0)
+            st = plan_exec_permute(r, s, in);
         else
             st = exec_vector(r, s, in);
     }

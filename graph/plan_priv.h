@@ -23,5 +23,7 @@ dv_status pref_nodes(pref *r, const dv_plan_step *s);
 /* The steps in order through step_fn (NULL: pref_nodes). */
 dv_status pref_run(const dv_plan *p, const dv_gtensor *inputs, unsigned ninputs, dv_graph **values,
                    dv_error *err, pref_step_fn step_fn);
+/* A permute step from its parameters (plan_copy.c); y keeps what it holds outside the window. */
+dv_status plan_exec_permute(pref *r, const dv_plan_step *s, double *const *in);
 
 #endif

@@ -26,15 +26,21 @@ EXPECT = {
     # 8 Conv-BN (stem, 2x2 per block, 1 projection): all folded; stem + 3 first convs fuse with Relu
     "resnet_small": {"bn_folded": 8, "fused_conv": 4},
     # Q, K, V, O, FFN1 (+GELU), FFN2 epilogues; one attention; 3 x (Shape, Gather, Concat) folded
-    "bert_layer": {"fused_matmul": 6, "fused_attention": 1, "shape_folded": 9, "layernorms": 2},
+    # the 4 head split/merge Transposes (perm 0,2,1,3) run on the device as permute: no host step
+    "bert_layer": {"fused_matmul": 6, "fused_attention": 1, "shape_folded": 9, "layernorms": 2,
+                   "steps_host": 0, "permute_steps": 4},
     # only the gate's SiLU fuses (no biases); one attention; both RMSNorms (Mul(x, x), ReduceMean,
-    # Add eps, Sqrt, Reciprocal, Mul x, Mul weight: 7 nodes) one rmsnorm each: 17 host steps
-    # are left (without the fusion the 14 nodes are 14 more host steps: 31)
-    "llama_layer": {"fused_matmul": 1, "fused_attention": 1, "shape_folded": 9, "rmsnorms": 2, "steps_host": 17},
+    # Add eps, Sqrt, Reciprocal, Mul x, Mul weight: 7 nodes) one rmsnorm each; 4 Transposes, 4 rotary
+    # Slices and 2 Concats (one permute per input) on the device; the host steps left are Muls
+    # (rotary's cos/sin products, SwiGLU's gate product) and rotary's Neg
+    "llama_layer": {"fused_matmul": 1, "fused_attention": 1, "shape_folded": 9, "rmsnorms": 2,
+                    "steps_host": 7, "permute_steps": 12},
     # Q, K, V, O, FFN1, FFN2 bias epilogues; attention with the Q-side scale, K's [0,2,3,1] Transpose
     # split and the additive causal mask (CAUSAL=1); the erf GELU (0.5 first) as one host step;
     # 2 x (Shape, Gather, Concat) folded
-    "gpt_layer": {"fused_matmul": 6, "fused_attention": 1, "fused_gelu": 1, "shape_folded": 6, "layernorms": 2},
+    # its 4 Transposes (K's split-off [0,2,1,3] part included) as permute: the GELU is the only host step
+    "gpt_layer": {"fused_matmul": 6, "fused_attention": 1, "fused_gelu": 1, "shape_folded": 6, "layernorms": 2,
+                  "steps_host": 1, "permute_steps": 4},
 }
 
 
@@ -63,6 +69,7 @@ def main():
         assert r2["peak_bytes"] < r0["peak_bytes"], "%s: peak %d at -O2, %d at -O0" % (
             name, r2["peak_bytes"], r0["peak_bytes"])
         assert r0["peak_bytes"] == r0["peak_no_reuse_bytes"], name  # -O0 shares no buffer
+        r2 = dict(r2, permute_steps=sum(1 for s in o2["steps"] if s["op"] == "permute"))
         for key, v in want.items():
             assert r2[key] == v, "%s: %s = %s, expected %s" % (name, key, r2[key], v)
         if name == "gpt_layer":

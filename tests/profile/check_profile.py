@@ -50,6 +50,7 @@ OPS = {
     "conv2d": ["--shape", "C=16,H=8,W=8,Co=16"],
     "conv2d_bias_relu": ["--shape", "C=16,H=8,W=8,Co=16"],
     "attention": ["--shape", "SQ=64,SK=128"],
+    "permute": ["--shape", "N1=8,N2=4,N3=24,PERM=213"],  # rows of 48 B: a DMA of one block and a Scalar tail each
 }
 
 SAMPLES = {

@@ -16,6 +16,7 @@ shape_of() {
     matmul) echo "M=96,N=80,K=64" ;;
     add|relu) echo "N=8192" ;;
     softmax|layernorm) echo "R=8,C=96" ;;
+    permute) echo "N1=8,N2=4,N3=24,PERM=213" ;;   # rows of 48 B: a DMA and a Scalar tail each
     *)
         "$D" ops "$1" | sed -n 's/^ *\(params: *\)\{0,1\}\([A-Za-z0-9_]*\): .* \([0-9]*\)\.\.\([0-9]*\) (default \([0-9]*\)).*/\2 \3 \4 \5/p' |
         awk '{ v = $4; if (v > 16) v = ($2 > 16 ? $2 : 16); if (v > $3) v = $3;
