@@ -53,6 +53,13 @@ def same_outputs(a, b, what):
         assert abs(x["sum"] - y["sum"]) <= tol, "%s: output %s sums %g and %g" % (what, x["name"], x["sum"], y["sum"])
 
 
+# Models whose -O2 plan runs on the chip what -O0 leaves to host steps, which cost 0 simulated
+# cycles in this model (docs/graphs.md): llama_layer's two RMSNorms are 14 host steps at -O0 and
+# two rmsnorm launches at -O2, so -O2 pays two launch overheads -O0 does not; the fused-vs-unfused
+# launch and cycle relations hold for the others.
+HOST_WORK_MOVES = {"llama_layer": "its RMSNorms: 14 free host steps at -O0, 2 rmsnorm launches at -O2"}
+
+
 def models_and_fusion(dvsim, work):
     for chip in CHIPS:
         for name in MODELS:
@@ -67,8 +74,15 @@ def models_and_fusion(dvsim, work):
                   "cycles; max abs error %.2g" % (name, chip, o0["launches"], o0["gm_bytes"], o0["latency_cycles"],
                                                   o2["launches"], o2["gm_bytes"], o2["latency_cycles"],
                                                   o2["check"]["max_abs"]))
-            assert o2["launches"] < o0["launches"], what
             assert o2["gm_bytes"] < o0["gm_bytes"], what
+            if name in HOST_WORK_MOVES:
+                # -O2 moves work from host steps (0 simulated cycles) onto the chip: fewer host
+                # steps, fewer GM bytes; its launches and cycles are not comparable (see below)
+                assert o2["steps_host"] < o0["steps_host"], what
+                print("  %s: -O0 %d host steps, -O2 %d (%s)" % (name, o0["steps_host"], o2["steps_host"],
+                                                                 HOST_WORK_MOVES[name]))
+                continue
+            assert o2["launches"] < o0["launches"], what
             assert o2["latency_cycles"] < o0["latency_cycles"], what
             # every device step launched at least once; each launch pays the chip's launch overhead
             assert o2["launches"] >= o2["steps_device"], what
