@@ -7,6 +7,7 @@
 #include "dv_config.h"
 #include "dv_graph.h"
 #include "dv_plan.h"
+#include "model_data.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 void cmd_compile_help(FILE *out)
@@ -196,19 +196,6 @@ static cJSON *plan_json(const dv_plan *p, bool *ok)
     return root;
 }
 
-/* The test data folder: --data, or MODEL's sibling test_data_set_0 when it exists. */
-static bool data_dir(const compile_opts *o, char *dir, size_t len)
-{
-    if (o->data) {
-        snprintf(dir, len, "%s", o->data);
-        return true;
-    }
-    const char *slash = strrchr(o->model, '/');
-    snprintf(dir, len, "%.*stest_data_set_0", slash ? (int)(slash - o->model + 1) : 0, o->model);
-    struct stat st;
-    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* The two outputs agree within fp16's tolerance; *max_abs the largest difference. */
 static bool close_enough(const dv_gtensor *a, const dv_gtensor *b, double *max_abs)
 {
@@ -224,20 +211,10 @@ static bool close_enough(const dv_gtensor *a, const dv_gtensor *b, double *max_a
     return ok;
 }
 
-/* Splitmix64: seeded inputs without a global generator. */
-static double uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0 * 2 - 1;
-}
-
 static int run_ref(const compile_opts *o, dv_graph *g, const dv_plan *plan, const dv_chip_config *cfg)
 {
     char dir[2048], path[2200];
-    bool have_data = data_dir(o, dir, sizeof dir);
+    bool have_data = model_data_dir(o->model, o->data, dir, sizeof dir);
     dv_error err = {0};
     unsigned nin = g->ninputs, nout = g->noutputs;
     dv_gtensor *in = calloc(nin + 1, sizeof *in), *want = calloc(nout + 1, sizeof *want);
@@ -267,8 +244,7 @@ static int run_ref(const compile_opts *o, dv_graph *g, const dv_plan *plan, cons
             rc = 71;
             goto out;
         }
-        for (int64_t e = 0; e < n; e++)
-            in[k].data[e] = uniform(&seed);
+        model_fill_uniform(in[k].data, n, &seed);
     }
     if (dv_plan_exec_run(plan, in, nin, &vals, &err) != DV_OK ||
         dv_plan_compile(g, 0, cfg, &p0, &err) != DV_OK ||

@@ -7,6 +7,7 @@
 #include "dv_graph.h"
 #include "dv_graph_run.h"
 #include "graph_report.h"
+#include "model_data.h"
 #include "rt_trace.h"
 #include "run_progress.h"
 
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void cmd_graph_help(FILE *out)
 {
@@ -174,16 +174,6 @@ static int load_plan(const graph_opts *o, dv_plan **p)
     return rc;
 }
 
-/* Splitmix64 uniform in [-1, 1), as dvsim compile --ref draws its inputs. */
-static double uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0 * 2 - 1;
-}
-
 /* The inputs: MODEL's sibling test_data_set_0/input_K.pb when there (and the shapes match: not with
  * another --batch), else seeded. */
 static int make_inputs(const graph_opts *o, const dv_plan *p, dv_gtensor **in, unsigned *n, char *from,
@@ -196,10 +186,7 @@ static int make_inputs(const graph_opts *o, const dv_plan *p, dv_gtensor **in, u
         return 71;
     }
     char dir[2048], path[2200];
-    const char *slash = strrchr(o->model, '/');
-    snprintf(dir, sizeof dir, "%.*stest_data_set_0", slash ? (int)(slash - o->model + 1) : 0, o->model);
-    struct stat st;
-    bool data = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    bool data = model_data_dir(o->model, NULL, dir, sizeof dir);
     for (unsigned k = 0; data && k < *n; k++) {
         dv_error err = {0};
         snprintf(path, sizeof path, "%s/input_%u.pb", dir, k);
@@ -226,8 +213,7 @@ static int make_inputs(const graph_opts *o, const dv_plan *p, dv_gtensor **in, u
             free(idx);
             return 71;
         }
-        for (int64_t e = 0; e < c; e++)
-            (*in)[k].data[e] = uniform(&seed);
+        model_fill_uniform((*in)[k].data, c, &seed);
     }
     if (data)
         snprintf(from, len, "%s", dir);
