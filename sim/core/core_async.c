@@ -211,7 +211,7 @@ static bool exec_cube(dv_core *c, const dv_op *op)
     a->owner[j].cfg = c->cfg;
     if (!dv_cube_prepare(&c->ctx, op, &a->owner[j], &s->cube))
         return false;
-    if (s->cube.todo) {
+    if (s->cube.has_work) {
         a->products++;
         a->owner_seq[j] = s->seq;
         issue(c, s, K_CUBE, op, false);
@@ -232,7 +232,7 @@ static bool exec_nd2nz(dv_core *c, const dv_op *op)
     if (!ok)
         return false;
     if (s->nd.gm) {
-        s->nd.todo = true;
+        s->nd.has_work = true;
         issue(c, s, K_ND2NZ, op, false);
         return true;
     }

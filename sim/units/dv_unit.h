@@ -99,7 +99,7 @@ typedef struct dv_mm_shape {
 /* dv_cube_exec in two halves, so that the arithmetic can run on another
  * host thread (sim/core/core_async.c).  dv_cube_prepare does everything that
  * can fault (types, ranges, alignment, host memory), in simulated order, and
- * fills *w; w->todo is false when there is nothing to compute (timing only,
+ * fills *w; w->has_work is false when there is nothing to compute (timing only,
  * or an empty product).  dv_cube_compute then writes the product into L0C,
  * reading only [a_addr, +a_len) of L0A, [b_addr, +b_len) of L0B, C's range
  * when init is 0, and its own working memory, taken from work_owner's
@@ -111,7 +111,7 @@ typedef struct dv_cube_work {
     int dtype;
     bool init;
     uint8_t *work;
-    bool todo;
+    bool has_work;
 } dv_cube_work;
 bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w);
 void dv_cube_compute(const dv_cube_work *w);
@@ -125,15 +125,15 @@ bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op);
 /* nd2nz_gm_l1's exec in two halves, like mmad's: dv_nd2nz_prepare checks
  * everything (a fault leaves L1 unchanged) and, when the rows lie in one GM
  * region, fills *w with the host addresses instead of moving the bytes
- * (w->todo); otherwise (rows checked one by one, timing only, nothing to
- * move) it moves them itself and w->todo is false.  dv_nd2nz_compute then
+ * (w->has_work); otherwise (rows checked one by one, timing only, nothing to
+ * move) it moves them itself and w->has_work is false.  dv_nd2nz_compute then
  * writes L1 from GM through those addresses only (no GM lookup: it may run
  * on another host thread). */
 typedef struct dv_nd2nz_work {
     uint8_t *l1;
     const uint8_t *gm;
     uint64_t n, d, srcd, ndnum, c0, size, dstc0, dstn, srcmat, dstmat;
-    bool todo;
+    bool has_work;
 } dv_nd2nz_work;
 bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w);
 void dv_nd2nz_compute(const dv_nd2nz_work *w);

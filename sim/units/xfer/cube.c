@@ -216,7 +216,7 @@ bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, d
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     mm_shape s;
     char why[160];
-    w->todo = false;
+    w->has_work = false;
     if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
         return xf_fail(c, "mmad: %s",
                        dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
@@ -260,7 +260,7 @@ bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, d
                         .dtype = dt,
                         .init = op->insn.f[DV_F_INIT] != 0,
                         .work = work,
-                        .todo = true};
+                        .has_work = true};
     return true;
 }
 
@@ -285,7 +285,7 @@ bool dv_cube_exec(dv_unit_ctx *c, const dv_op *op)
     dv_cube_work w;
     if (!dv_cube_prepare(c, op, c, &w))
         return false;
-    if (w.todo)
+    if (w.has_work)
         dv_cube_compute(&w);
     return true;
 }

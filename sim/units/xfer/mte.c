@@ -204,7 +204,7 @@ void dv_nd2nz_compute(const dv_nd2nz_work *w)
 
 bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w)
 {
-    *w = (dv_nd2nz_work){.todo = false};
+    *w = (dv_nd2nz_work){.has_work = false};
     dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
     uint64_t c0 = c0_of(dt);
     if (!c0)
@@ -245,7 +245,7 @@ bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w)
                          .srcmat = b[ND1_SRCMAT],
                          .dstmat = b[ND1_DSTMAT]};
     if (base) {
-        w->todo = c->data;
+        w->has_work = c->data;
         return true;
     }
     c->fault = saved;
@@ -267,7 +267,7 @@ static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
     dv_nd2nz_work w;
     if (!dv_nd2nz_prepare(c, op, &w))
         return false;
-    if (w.todo)
+    if (w.has_work)
         dv_nd2nz_compute(&w);
     return true;
 }
