@@ -29,6 +29,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#endif
 
 enum { MM_M, MM_K, MM_N };
 
@@ -107,6 +110,53 @@ static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16
     }
 }
 
+/* n f16 elements as f32 bits.  With F16C, eight at a time: the same
+ * values as the table for every number; a signalling NaN comes out quiet
+ * where the table keeps it signalling, which no result can show, since
+ * the kernels only multiply these (x86 quiets a NaN operand in every
+ * product, and either way takes its payload). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target("avx,f16c"))) static void f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
+                                                             const float *f16)
+{
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps((float *)(void *)(dst + i),
+                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i))));
+    for (; i < n; i++)
+        dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
+}
+#define HAVE_F16C() __builtin_cpu_supports("f16c")
+#else
+#define f16_run_f16c f16_run_table
+#define HAVE_F16C() 0
+#endif
+
+static void f16_run_table(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
+{
+    for (uint64_t i = 0; i < n; i++)
+        dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
+}
+
+static void f16_run(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
+{
+    (HAVE_F16C() ? f16_run_f16c : f16_run_table)(src, dst, n, f16);
+}
+
+/* One f16 B fractal (column-major: column nc's k0 elements together) as
+ * k0 rows of 16 floats at dst[kr * cols]: each column converted whole,
+ * then written row by row, one host cache line a row instead of 16. */
+enum { F16_TILE_K = 64 };
+static void f16_fractal_by_k(const uint8_t *f, uint32_t *dst, uint64_t k0, uint64_t cols, const float *f16)
+{
+    uint32_t t[XF_ROWS * F16_TILE_K];
+    for (uint64_t nc = 0; nc < XF_ROWS; nc++)
+        f16_run(f + nc * k0 * 2, t + nc * k0, k0, f16);
+    for (uint64_t kr = 0; kr < k0; kr++)
+        for (uint64_t nc = 0; nc < XF_ROWS; nc++)
+            dst[kr * cols + nc] = t[nc * k0 + kr];
+}
+
 /* A as rows: a[R * kp + K] for the padded R < M1*16, K < K1*k0 (floats, or
  * s8/u8 as 32-bit integers in the same 4 bytes); fractal by fractal, each
  * row of a fractal k0 consecutive elements of the output. */
@@ -122,8 +172,7 @@ static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *ou
                 uint32_t *row = o + (i * XF_ROWS + r) * kp + kk * s->k0;
                 const uint8_t *src = f + r * s->k0 * s->esize;
                 if (dt == DV_DT_F16) /* the hot case, without the switch */
-                    for (uint64_t c = 0; c < s->k0; c++)
-                        row[c] = dv_f32_bits(f16[xf_ld16(src + 2 * c)]);
+                    f16_run(src, row, s->k0, f16);
                 else
                     for (uint64_t c = 0; c < s->k0; c++)
                         row[c] = elem_bits(src + c * s->esize, dt, f16);
@@ -143,6 +192,10 @@ static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *ou
         for (uint64_t j = 0; j < s->n1; j++) {
             const uint8_t *f = b + (kk * s->n1 + j) * s->fb;
             uint32_t *blk = o + kk * s->k0 * cols + j * XF_ROWS;
+            if (dt == DV_DT_F16 && s->k0 <= F16_TILE_K) {
+                f16_fractal_by_k(f, blk, s->k0, cols, f16);
+                continue;
+            }
             for (uint64_t nc = 0; nc < XF_ROWS; nc++) {
                 const uint8_t *src = f + nc * s->k0 * s->esize;
                 if (dt == DV_DT_F16)
@@ -155,60 +208,88 @@ static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *ou
         }
 }
 
-/* The inner kernels: C's NZ fractal columns in place, 16 floats (one
- * fractal row) per vector, four rows at a time so each B vector is used
- * four times.  Every element is accumulated in increasing K order with a
+/* The inner kernels: C's NZ fractal columns in place, one fractal row of
+ * 16 elements as one 64-byte vector (AVX-512) or two 32-byte halves
+ * (AVX2 and the rest), four rows at a time so each B vector is used four
+ * times.  Every element is accumulated in increasing K order with a
  * separate multiply and add (ISO C: no FMA contraction), starting from 0
- * (init) or its old value: bit-identical to the scalar definition above.
- * Built for AVX-512, AVX2 and baseline x86-64, chosen at run time. */
+ * (init) or its old value: bit-identical to the scalar definition above
+ * whatever the vector width.  Two widths because GCC lowers a 64-byte
+ * vector on AVX2 through the stack: the accumulators spilled on every K
+ * step, 8 GFLOP/s against 30 with the halves (1024^3 mmads on AVX2). */
 typedef float vf16 __attribute__((vector_size(64)));
 typedef uint32_t vu16 __attribute__((vector_size(64)));
+typedef float vf8 __attribute__((vector_size(32)));
+typedef uint32_t vu8 __attribute__((vector_size(32)));
 
 /* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
  * which the loader runs before TSan's runtime is up (a crash at start). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TARGET_WIDE __attribute__((target("avx512f")))
+#define TARGET_NARROW __attribute__((target_clones("avx2", "default")))
+#define CPU_WIDE() __builtin_cpu_supports("avx512f")
 #else
-#define MULTI_TARGET
+#define TARGET_WIDE
+#define TARGET_NARROW
+#define CPU_WIDE() 0
 #endif
 
-/* One kernel body for both element kinds: float (f16/bf16 products) and
+#define UNROLL _Pragma("GCC unroll 2")
+
+/* One kernel body for both element kinds, float (f16/bf16 products) and
  * uint32 (s8/u8: products and sums modulo 2^32, as the hardware's s32
- * wraps). */
-#define MM_KERNEL(name, vec, elem)                                                                           \
-    MULTI_TARGET static void name(uint8_t *cc, const elem *a, const elem *b, uint64_t m1, uint64_t n1,       \
-                                  uint64_t kp, bool init)                                                    \
+ * wraps), and both widths: H vectors of VL elements make a fractal row. */
+#define MM_KERNEL(name, vec, elem, target)                                                                   \
+    target static void name(uint8_t *cc, const elem *a, const elem *b, uint64_t m1, uint64_t n1,             \
+                            uint64_t kp, bool init)                                                          \
     {                                                                                                        \
+        enum { VL = sizeof(vec) / sizeof(elem), H = XF_ROWS / VL };                                          \
         uint64_t cols = n1 * XF_ROWS;                                                                        \
         for (uint64_t j = 0; j < n1; j++)                                                                    \
             for (uint64_t r = 0; r < m1 * XF_ROWS; r += 4) {                                                 \
-                vec acc[4];                                                                                  \
+                vec acc[4][H];                                                                               \
                 uint8_t *row[4];                                                                             \
                 for (unsigned q = 0; q < 4; q++) {                                                           \
                     uint64_t rr = r + q;                                                                     \
                     row[q] = cc + ((j * m1 + rr / XF_ROWS) * 256 + (rr % XF_ROWS) * 16) * 4;                 \
-                    if (init)                                                                                \
-                        acc[q] = (vec){0};                                                                   \
-                    else                                                                                     \
-                        memcpy(&acc[q], row[q], sizeof acc[q]);                                              \
+                    UNROLL for (unsigned h = 0; h < H; h++) if (init) acc[q][h] = (vec){0};                  \
+                    else memcpy(&acc[q][h], row[q] + h * sizeof(vec), sizeof(vec));                          \
                 }                                                                                            \
                 const elem *a0 = a + r * kp, *a1 = a0 + kp, *a2 = a1 + kp, *a3 = a2 + kp;                    \
                 const elem *bj = b + j * XF_ROWS;                                                            \
                 for (uint64_t k = 0; k < kp; k++) {                                                          \
-                    vec bv;                                                                                  \
-                    memcpy(&bv, bj + k * cols, sizeof bv);                                                   \
-                    acc[0] += a0[k] * bv;                                                                    \
-                    acc[1] += a1[k] * bv;                                                                    \
-                    acc[2] += a2[k] * bv;                                                                    \
-                    acc[3] += a3[k] * bv;                                                                    \
+                    vec bv[H];                                                                               \
+                    UNROLL for (unsigned h = 0; h < H; h++)                                                  \
+                        memcpy(&bv[h], bj + k * cols + h * VL, sizeof(vec));                                 \
+                    UNROLL for (unsigned h = 0; h < H; h++)                                                  \
+                    {                                                                                        \
+                        acc[0][h] += a0[k] * bv[h];                                                          \
+                        acc[1][h] += a1[k] * bv[h];                                                          \
+                        acc[2][h] += a2[k] * bv[h];                                                          \
+                        acc[3][h] += a3[k] * bv[h];                                                          \
+                    }                                                                                        \
                 }                                                                                            \
                 for (unsigned q = 0; q < 4; q++)                                                             \
-                    memcpy(row[q], &acc[q], sizeof acc[q]);                                                  \
+                    memcpy(row[q], acc[q], sizeof acc[q]);                                                   \
             }                                                                                                \
     }
 
-MM_KERNEL(mm_kernel_f32, vf16, float)
-MM_KERNEL(mm_kernel_s32, vu16, uint32_t)
+MM_KERNEL(mm_f32_wide, vf16, float, TARGET_WIDE)
+MM_KERNEL(mm_s32_wide, vu16, uint32_t, TARGET_WIDE)
+MM_KERNEL(mm_f32_narrow, vf8, float, TARGET_NARROW)
+MM_KERNEL(mm_s32_narrow, vu8, uint32_t, TARGET_NARROW)
+
+static void mm_kernel_f32(uint8_t *cc, const float *a, const float *b, uint64_t m1, uint64_t n1, uint64_t kp,
+                          bool init)
+{
+    (CPU_WIDE() ? mm_f32_wide : mm_f32_narrow)(cc, a, b, m1, n1, kp, init);
+}
+
+static void mm_kernel_s32(uint8_t *cc, const uint32_t *a, const uint32_t *b, uint64_t m1, uint64_t n1,
+                          uint64_t kp, bool init)
+{
+    (CPU_WIDE() ? mm_s32_wide : mm_s32_narrow)(cc, a, b, m1, n1, kp, init);
+}
 
 bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w)
 {
