@@ -1,12 +1,13 @@
 /* host_gemm.c - the host's own fp32 GEMM rate, the yardstick `dvsim bench`
  * measures the functional Cube against: a plain C kernel with GCC vector
- * types (16 floats), register-blocked 4 rows x 32 columns, compiled for
- * AVX-512, AVX2 and baseline x86-64 and picked at run time; and OpenBLAS's
+ * types, register-blocked 4 rows x 32 columns (AVX-512) or 4 x 16 (AVX2
+ * and baseline x86-64), picked at run time; and OpenBLAS's
  * cblas_sgemm on one thread when the library is installed (dlopen, no
  * build dependency). */
 #include "host_gemm.h"
 
 #include "cli.h"
+#include "dv_simd.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -14,38 +15,40 @@
 #include <time.h>
 
 typedef float v16 __attribute__((vector_size(64)));
+typedef float v8 __attribute__((vector_size(32)));
 
-/* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
- * which the loader runs before TSan's runtime is up (a crash at start). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define MULTI_TARGET
-#endif
+/* C[n x n] += A[n x n] * B[n x n], row-major, n a multiple of 32: 4 rows
+ * by 2 vectors of L floats, wide or narrow (dv_simd.h). */
+#define GEMM_BLOCKED(name, V, L, target)                                                                     \
+    target static void name(unsigned n, const float *a, const float *b, float *c)                            \
+    {                                                                                                        \
+        for (unsigned i = 0; i < n; i += 4)                                                                  \
+            for (unsigned j = 0; j < n; j += 2 * (L)) {                                                      \
+                V acc[4][2];                                                                                 \
+                for (unsigned r = 0; r < 4; r++)                                                             \
+                    memcpy(acc[r], c + (i + r) * n + j, sizeof acc[r]);                                      \
+                for (unsigned k = 0; k < n; k++) {                                                           \
+                    V b0, b1;                                                                                \
+                    memcpy(&b0, b + k * n + j, sizeof b0);                                                   \
+                    memcpy(&b1, b + k * n + j + (L), sizeof b1);                                             \
+                    DV_UNROLL                                                                                \
+                    for (unsigned r = 0; r < 4; r++) {                                                       \
+                        float x = a[(i + r) * n + k];                                                        \
+                        acc[r][0] += x * b0;                                                                 \
+                        acc[r][1] += x * b1;                                                                 \
+                    }                                                                                        \
+                }                                                                                            \
+                for (unsigned r = 0; r < 4; r++)                                                             \
+                    memcpy(c + (i + r) * n + j, acc[r], sizeof acc[r]);                                      \
+            }                                                                                                \
+    }
 
-/* C[n x n] += A[n x n] * B[n x n], row-major, n a multiple of 32. */
-MULTI_TARGET static void gemm_v16(unsigned n, const float *a, const float *b, float *c)
+GEMM_BLOCKED(gemm_wide, v16, 16, DV_TARGET_WIDE)
+GEMM_BLOCKED(gemm_narrow, v8, 8, DV_TARGET_NARROW)
+
+static void gemm_blocked(unsigned n, const float *a, const float *b, float *c)
 {
-    for (unsigned i = 0; i < n; i += 4)
-        for (unsigned j = 0; j < n; j += 32) {
-            v16 acc[4][2];
-            for (unsigned r = 0; r < 4; r++)
-                for (unsigned h = 0; h < 2; h++)
-                    memcpy(&acc[r][h], c + (i + r) * n + j + 16 * h, sizeof(v16));
-            for (unsigned k = 0; k < n; k++) {
-                v16 b0, b1;
-                memcpy(&b0, b + k * n + j, sizeof b0);
-                memcpy(&b1, b + k * n + j + 16, sizeof b1);
-                for (unsigned r = 0; r < 4; r++) {
-                    float x = a[(i + r) * n + k];
-                    acc[r][0] += x * b0;
-                    acc[r][1] += x * b1;
-                }
-            }
-            for (unsigned r = 0; r < 4; r++)
-                for (unsigned h = 0; h < 2; h++)
-                    memcpy(c + (i + r) * n + j + 16 * h, &acc[r][h], sizeof(v16));
-        }
+    (DV_CPU_WIDE() ? gemm_wide : gemm_narrow)(n, a, b, c);
 }
 
 /* The thread's CPU clock: the machines are shared, wall time is not the
@@ -94,11 +97,11 @@ double host_gemm_flops(unsigned n, bool openblas, char *what, size_t what_size)
         snprintf(what, what_size, "OpenBLAS cblas_sgemm, 1 thread");
         dlclose(h);
     } else {
-        gemm_v16(n, a, b, c); /* warm */
+        gemm_blocked(n, a, b, c); /* warm */
         double t0 = thread_cpu();
-        gemm_v16(n, a, b, c);
+        gemm_blocked(n, a, b, c);
         rate = 2.0 * n * n * (double)n / (thread_cpu() - t0);
-        snprintf(what, what_size, "C with vector types, 4x32 register block");
+        snprintf(what, what_size, "C with vector types, %s register block", DV_CPU_WIDE() ? "4x32" : "4x16");
     }
 done:
     free(a);

@@ -9,6 +9,7 @@
 #include "refgemm.h"
 
 #include "dv_fp.h"
+#include "dv_simd.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -65,9 +66,16 @@ static atomic_bool blas_off;
 static atomic_bool tight_on; /* ref_gemm_set_tight() */
 static bool tight_env;       /* DVSIM_REFERENCE=tight, read with the library */
 
+/* The C kernels below, by the width this host takes (dv_simd.h). */
+static const char *c_kernels_name(void)
+{
+    return DV_CPU_WIDE() ? "C with vector types, 64-byte: 4x16 doubles / 4x32 floats register blocks"
+                         : "C with vector types, 32-byte: 4x8 doubles / 4x16 floats register blocks";
+}
+
 static void load_blas(void)
 {
-    snprintf(blas_name, sizeof blas_name, "C with vector types, 4x16 doubles / 4x32 floats register blocks");
+    snprintf(blas_name, sizeof blas_name, "%s", c_kernels_name());
     const char *ref = getenv("DVSIM_REFERENCE");
     tight_env = ref && strcmp(ref, "tight") == 0;
     const char *no = getenv("DVSIM_NO_OPENBLAS");
@@ -112,7 +120,7 @@ static bool use_tight(void)
 
 const char *ref_gemm_backend(void)
 {
-    return use_blas() ? blas_name : "C with vector types, 4x16 doubles / 4x32 floats register blocks";
+    return use_blas() ? blas_name : c_kernels_name();
 }
 
 void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t count, double *dst)
@@ -144,24 +152,19 @@ void ref_load_row(const uint8_t *base, dv_dtype dt, uint64_t first, uint64_t cou
     }
 }
 
-/* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
- * which the loader runs before TSan's runtime is up (a crash at start). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define MULTI_TARGET __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define MULTI_TARGET
-#endif
-
 typedef double v8d __attribute__((vector_size(64)));
 typedef float v16f __attribute__((vector_size(64)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v8f __attribute__((vector_size(32)));
 
 /* C[rows x cols] = A[rows x k] B[k x cols] in T, with vectors V of L lanes:
  * rows a multiple of 4, cols of 2L, ldb = ldc.  Each element's sum
- * runs over increasing k (no contraction: ISO C), whatever the target.
- * dgemm_c: double, 16-column strips; sgemm_c: float, 32-column strips. */
-#define GEMM_C(name, T, V, L)                                                                                \
-    MULTI_TARGET static void name(uint64_t rows, uint64_t cols, uint64_t k, const T *a, uint64_t lda,        \
-                                  const T *b, T *c, uint64_t ld)                                             \
+ * runs over increasing k (no contraction: ISO C), whatever the target
+ * and width (dv_simd.h): double in 16- or 8-column strips, float in 32-
+ * or 16-column ones, the callers' panels padded to COL_ALIGN. */
+#define GEMM_C(name, T, V, L, target)                                                                        \
+    target static void name(uint64_t rows, uint64_t cols, uint64_t k, const T *a, uint64_t lda, const T *b,  \
+                            T *c, uint64_t ld)                                                               \
     {                                                                                                        \
         for (uint64_t k0 = 0; k0 < k; k0 += KC) {                                                            \
             uint64_t k1 = k0 + KC < k ? k0 + KC : k;                                                         \
@@ -180,6 +183,7 @@ typedef float v16f __attribute__((vector_size(64)));
                         V b0, b1;                                                                            \
                         memcpy(&b0, b + kk * ld + j, sizeof b0);                                             \
                         memcpy(&b1, b + kk * ld + j + (L), sizeof b1);                                       \
+                        DV_UNROLL                                                                            \
                         for (unsigned r = 0; r < 4; r++) {                                                   \
                             T x = ar[r * lda + kk];                                                          \
                             acc[r][0] += x * b0;                                                             \
@@ -193,8 +197,22 @@ typedef float v16f __attribute__((vector_size(64)));
         }                                                                                                    \
     }
 
-GEMM_C(dgemm_c, double, v8d, 8)
-GEMM_C(sgemm_c, float, v16f, 16)
+GEMM_C(dgemm_wide, double, v8d, 8, DV_TARGET_WIDE)
+GEMM_C(sgemm_wide, float, v16f, 16, DV_TARGET_WIDE)
+GEMM_C(dgemm_narrow, double, v4d, 4, DV_TARGET_NARROW)
+GEMM_C(sgemm_narrow, float, v8f, 8, DV_TARGET_NARROW)
+
+static void dgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const double *a, uint64_t lda, const double *b,
+                    double *c, uint64_t ld)
+{
+    (DV_CPU_WIDE() ? dgemm_wide : dgemm_narrow)(rows, cols, k, a, lda, b, c, ld);
+}
+
+static void sgemm_c(uint64_t rows, uint64_t cols, uint64_t k, const float *a, uint64_t lda, const float *b,
+                    float *c, uint64_t ld)
+{
+    (DV_CPU_WIDE() ? sgemm_wide : sgemm_narrow)(rows, cols, k, a, lda, b, c, ld);
+}
 
 static void dgemm(bool blas, uint64_t rows, uint64_t cols, uint64_t k, const double *a, const double *b,
                   double *c, uint64_t ld)
@@ -324,28 +342,30 @@ typedef struct task {
 
 /* Doubles to floats; true when every value is exact in float and 0 or of a
  * magnitude in [2^-50, 2^50], so that products and sums of K of them stay
- * in float's normal range (the error bound of the fast way). */
-typedef float v8f __attribute__((vector_size(32)));
-typedef long long v8l __attribute__((vector_size(64)));
+ * in float's normal range (the error bound of the fast way).  4 at a time
+ * (a quarter of a 1024^3 check's overhead, scalar): 32-byte vectors of
+ * doubles, native on AVX2 and AVX-512 alike. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef long long v4l __attribute__((vector_size(32)));
 
-MULTI_TARGET static bool to_float_exact(const double *x, float *f, uint64_t n)
+DV_TARGET_ANY static bool to_float_exact(const double *x, float *f, uint64_t n)
 {
-    v8l bad = {0};
+    v4l bad = {0};
     uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) { /* 8 at a time: a quarter of a 1024^3 check's overhead, scalar */
-        v8d d;
+    for (; i + 4 <= n; i += 4) {
+        v4d d;
         memcpy(&d, x + i, sizeof d);
-        v8f v = __builtin_convertvector(d, v8f);
-        v8l mb;
-        v8d m;
+        v4f v = __builtin_convertvector(d, v4f);
+        v4l mb;
+        v4d m;
         memcpy(&mb, &d, sizeof mb);
         mb &= 0x7fffffffffffffffll; /* |d| */
         memcpy(&m, &mb, sizeof m);
-        bad |= (__builtin_convertvector(v, v8d) != d) | ((m != 0) & ((m < 0x1p-50) | (m > 0x1p50)));
+        bad |= (__builtin_convertvector(v, v4d) != d) | ((m != 0) & ((m < 0x1p-50) | (m > 0x1p50)));
         memcpy(f + i, &v, sizeof v);
     }
     bool ok = true;
-    for (unsigned l = 0; l < 8; l++)
+    for (unsigned l = 0; l < 4; l++)
         ok &= !bad[l];
     for (; i < n; i++) {
         float v = (float)x[i];
@@ -356,15 +376,15 @@ MULTI_TARGET static bool to_float_exact(const double *x, float *f, uint64_t n)
     return ok;
 }
 
-/* c[0 .. n) += s[0 .. n) in double; n a multiple of 8. */
-MULTI_TARGET static void add_float(double *c, const float *s, uint64_t n)
+/* c[0 .. n) += s[0 .. n) in double; n a multiple of 4. */
+DV_TARGET_ANY static void add_float(double *c, const float *s, uint64_t n)
 {
-    for (uint64_t i = 0; i < n; i += 8) {
-        v8d d;
-        v8f v;
+    for (uint64_t i = 0; i < n; i += 4) {
+        v4d d;
+        v4f v;
         memcpy(&d, c + i, sizeof d);
         memcpy(&v, s + i, sizeof v);
-        d += __builtin_convertvector(v, v8d);
+        d += __builtin_convertvector(v, v4d);
         memcpy(c + i, &d, sizeof d);
     }
 }

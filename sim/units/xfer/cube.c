@@ -25,6 +25,7 @@
  * 6 + mT*kT*nT*cpr with cpr = 2); fractals = M1*K1*N1,
  * macs = m*k*n. */
 #include "dv_fp.h"
+#include "dv_simd.h"
 #include "xfer.h"
 
 #include <stdlib.h>
@@ -214,27 +215,11 @@ static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *ou
  * times.  Every element is accumulated in increasing K order with a
  * separate multiply and add (ISO C: no FMA contraction), starting from 0
  * (init) or its old value: bit-identical to the scalar definition above
- * whatever the vector width.  Two widths because GCC lowers a 64-byte
- * vector on AVX2 through the stack: the accumulators spilled on every K
- * step, 8 GFLOP/s against 30 with the halves (1024^3 mmads on AVX2). */
+ * whatever the vector width (dv_simd.h: why two). */
 typedef float vf16 __attribute__((vector_size(64)));
 typedef uint32_t vu16 __attribute__((vector_size(64)));
 typedef float vf8 __attribute__((vector_size(32)));
 typedef uint32_t vu8 __attribute__((vector_size(32)));
-
-/* Not under ThreadSanitizer: it instruments the clones' ifunc resolver,
- * which the loader runs before TSan's runtime is up (a crash at start). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define TARGET_WIDE __attribute__((target("avx512f")))
-#define TARGET_NARROW __attribute__((target_clones("avx2", "default")))
-#define CPU_WIDE() __builtin_cpu_supports("avx512f")
-#else
-#define TARGET_WIDE
-#define TARGET_NARROW
-#define CPU_WIDE() 0
-#endif
-
-#define UNROLL _Pragma("GCC unroll 2")
 
 /* One kernel body for both element kinds, float (f16/bf16 products) and
  * uint32 (s8/u8: products and sums modulo 2^32, as the hardware's s32
@@ -252,17 +237,20 @@ typedef uint32_t vu8 __attribute__((vector_size(32)));
                 for (unsigned q = 0; q < 4; q++) {                                                           \
                     uint64_t rr = r + q;                                                                     \
                     row[q] = cc + ((j * m1 + rr / XF_ROWS) * 256 + (rr % XF_ROWS) * 16) * 4;                 \
-                    UNROLL for (unsigned h = 0; h < H; h++) if (init) acc[q][h] = (vec){0};                  \
-                    else memcpy(&acc[q][h], row[q] + h * sizeof(vec), sizeof(vec));                          \
+                    if (init)                                                                                \
+                        memset(acc[q], 0, sizeof acc[q]);                                                    \
+                    else                                                                                     \
+                        memcpy(acc[q], row[q], sizeof acc[q]);                                               \
                 }                                                                                            \
                 const elem *a0 = a + r * kp, *a1 = a0 + kp, *a2 = a1 + kp, *a3 = a2 + kp;                    \
                 const elem *bj = b + j * XF_ROWS;                                                            \
                 for (uint64_t k = 0; k < kp; k++) {                                                          \
                     vec bv[H];                                                                               \
-                    UNROLL for (unsigned h = 0; h < H; h++)                                                  \
+                    DV_UNROLL                                                                                \
+                    for (unsigned h = 0; h < H; h++)                                                         \
                         memcpy(&bv[h], bj + k * cols + h * VL, sizeof(vec));                                 \
-                    UNROLL for (unsigned h = 0; h < H; h++)                                                  \
-                    {                                                                                        \
+                    DV_UNROLL                                                                                \
+                    for (unsigned h = 0; h < H; h++) {                                                       \
                         acc[0][h] += a0[k] * bv[h];                                                          \
                         acc[1][h] += a1[k] * bv[h];                                                          \
                         acc[2][h] += a2[k] * bv[h];                                                          \
@@ -274,21 +262,21 @@ typedef uint32_t vu8 __attribute__((vector_size(32)));
             }                                                                                                \
     }
 
-MM_KERNEL(mm_f32_wide, vf16, float, TARGET_WIDE)
-MM_KERNEL(mm_s32_wide, vu16, uint32_t, TARGET_WIDE)
-MM_KERNEL(mm_f32_narrow, vf8, float, TARGET_NARROW)
-MM_KERNEL(mm_s32_narrow, vu8, uint32_t, TARGET_NARROW)
+MM_KERNEL(mm_f32_wide, vf16, float, DV_TARGET_WIDE)
+MM_KERNEL(mm_s32_wide, vu16, uint32_t, DV_TARGET_WIDE)
+MM_KERNEL(mm_f32_narrow, vf8, float, DV_TARGET_NARROW)
+MM_KERNEL(mm_s32_narrow, vu8, uint32_t, DV_TARGET_NARROW)
 
 static void mm_kernel_f32(uint8_t *cc, const float *a, const float *b, uint64_t m1, uint64_t n1, uint64_t kp,
                           bool init)
 {
-    (CPU_WIDE() ? mm_f32_wide : mm_f32_narrow)(cc, a, b, m1, n1, kp, init);
+    (DV_CPU_WIDE() ? mm_f32_wide : mm_f32_narrow)(cc, a, b, m1, n1, kp, init);
 }
 
 static void mm_kernel_s32(uint8_t *cc, const uint32_t *a, const uint32_t *b, uint64_t m1, uint64_t n1,
                           uint64_t kp, bool init)
 {
-    (CPU_WIDE() ? mm_s32_wide : mm_s32_narrow)(cc, a, b, m1, n1, kp, init);
+    (DV_CPU_WIDE() ? mm_s32_wide : mm_s32_narrow)(cc, a, b, m1, n1, kp, init);
 }
 
 bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w)

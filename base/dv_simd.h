@@ -1,0 +1,35 @@
+/* dv_simd.h - the host targets of the kernels written with GCC vector
+ * types (the Cube's mmad, the reference check's GEMMs, the host GEMM
+ * yardstick).
+ *
+ * A kernel is built twice: wide, 64-byte vectors for AVX-512, and
+ * narrow, 32-byte vectors for AVX2 and baseline x86-64, picked at run
+ * time by DV_CPU_WIDE().  One width for all does not do: GCC lowers a
+ * 64-byte vector on AVX2 through the stack, so a register-blocked
+ * kernel's accumulators are stored and reloaded on every step (the
+ * Cube's mmad ran at 8 GFLOP/s instead of 40 on an AVX2 host).  Every
+ * element's sum runs the same way in both, so the results do not depend
+ * on the width.  Not under ThreadSanitizer: it instruments the clones'
+ * ifunc resolver, which the loader runs before TSan's runtime is up (a
+ * crash at start); nor with clang, whose __builtin_cpu_supports and
+ * target_clones differ. */
+#ifndef DV_SIMD_H
+#define DV_SIMD_H
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define DV_TARGET_WIDE __attribute__((target("avx512f")))
+#define DV_TARGET_NARROW __attribute__((target_clones("avx2", "default")))
+#define DV_TARGET_ANY __attribute__((target_clones("avx512f", "avx2", "default")))
+#define DV_CPU_WIDE() __builtin_cpu_supports("avx512f")
+#else
+#define DV_TARGET_WIDE
+#define DV_TARGET_NARROW
+#define DV_TARGET_ANY
+#define DV_CPU_WIDE() 0
+#endif
+
+/* Small constant loops over a kernel's register block: unrolled, so that
+ * GCC keeps the block's vectors in registers. */
+#define DV_UNROLL _Pragma("GCC unroll 4")
+
+#endif
