@@ -30,6 +30,6 @@
 
 /* Small constant loops over a kernel's register block: unrolled, so that
  * GCC keeps the block's vectors in registers. */
-#define DV_UNROLL _Pragma("GCC unroll 4")
+#define DV_UNROLL _Pragma("GCC unroll 8")
 
 #endif

@@ -145,11 +145,19 @@ static void f16_run(const uint8_t *src, uint32_t *dst, uint64_t n, const float *
 }
 
 /* One f16 B fractal (column-major: column nc's k0 elements together) as
- * k0 rows of 16 floats at dst[kr * cols]: each column converted whole,
- * then written row by row, one host cache line a row instead of 16. */
+ * k0 rows of 16 floats at dst[kr * cols], written row by row, one host
+ * cache line a row instead of 16: transposed as 16 x 16 f16 when k0 is 16
+ * (every built-in chip), column by column otherwise. */
 enum { F16_TILE_K = 64 };
 static void f16_fractal_by_k(const uint8_t *f, uint32_t *dst, uint64_t k0, uint64_t cols, const float *f16)
 {
+    if (k0 == XF_ROWS) {
+        uint8_t t[XF_FRACTAL];
+        xf_transpose16_u16(f, XF_BLOCK, t, XF_BLOCK);
+        for (uint64_t kr = 0; kr < k0; kr++)
+            f16_run(t + kr * XF_BLOCK, dst + kr * cols, XF_ROWS, f16);
+        return;
+    }
     uint32_t t[XF_ROWS * F16_TILE_K];
     for (uint64_t nc = 0; nc < XF_ROWS; nc++)
         f16_run(f + nc * k0 * 2, t + nc * k0, k0, f16);

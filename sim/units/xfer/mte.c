@@ -357,9 +357,7 @@ static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
                 continue;
             }
             /* 16 x 16 two-byte elements: out (r, c) = in (c, r). */
-            for (unsigned r = 0; r < 16; r++)
-                for (unsigned col = 0; col < 16; col++)
-                    memcpy(d + (r * 16 + col) * 2, s + (col * 16 + r) * 2, 2);
+            xf_transpose16_u16(s, XF_BLOCK, d, XF_BLOCK);
         }
     return true;
 }

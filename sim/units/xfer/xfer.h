@@ -51,6 +51,12 @@ static inline void xf_st16(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)(v >> 8);
 }
 
+/* A 16 x 16 matrix of two-byte elements transposed: dst row r, column c
+ * = src row c, column r; rows src_stride and dst_stride bytes apart (32
+ * for a whole fractal).  The regions must not overlap.  SSE2 on x86-64:
+ * load2d's transposes and the Cube's B operands take it per fractal. */
+void xf_transpose16_u16(const uint8_t *src, uint64_t src_stride, uint8_t *dst, uint64_t dst_stride);
+
 /* ---- L0C output conversions (outconv.c) ---- */
 
 /* One conversion as fixp / copy_l0c_ub configure it.  For vdeq/vreq the
