@@ -29,10 +29,18 @@ dv_status dv_gmsys_track_owners(dv_gmsys *g, dv_error *err)
     return g->owners ? DV_OK : dv_error_set(err, DV_ERR_NOMEM, "out of memory");
 }
 
+/* A line the scan met: its slot and where in the transfer it comes in
+ * (at) and is through (end), in bytes from the transfer's start. */
+typedef struct dv_gm_mark {
+    dv_gm_line *slot;
+    uint64_t line, at, end;
+} dv_gm_mark;
+
 void dv_gmsys_free(dv_gmsys *g)
 {
     dv_l2_destroy(g->l2);
     free(g->owners);
+    free(g->marks);
     memset(g, 0, sizeof *g);
 }
 
@@ -88,6 +96,7 @@ typedef struct owner_scan {
     uint64_t offset; /* bytes of the transfer before this range */
     double lead;     /* cycles before the first byte moves */
     double cpb;      /* cycles per byte of this transfer */
+    bool unnoted;    /* a range's lines are not in g->marks: mark by a second visit */
 } owner_scan;
 
 static dv_gm_line *owner_slot(dv_gmsys *g, uint64_t line)
@@ -95,17 +104,40 @@ static dv_gm_line *owner_slot(dv_gmsys *g, uint64_t line)
     return &g->owners[line % DV_GM_OWNER_SLOTS];
 }
 
+static bool marks_reserve(dv_gmsys *g, size_t more)
+{
+    if (g->nmarks + more <= g->marks_cap)
+        return true;
+    size_t cap = g->marks_cap ? g->marks_cap : 256;
+    while (cap < g->nmarks + more)
+        cap *= 2;
+    dv_gm_mark *m = realloc(g->marks, cap * sizeof *m);
+    if (!m)
+        return false;
+    g->marks = m;
+    g->marks_cap = cap;
+    return true;
+}
+
+/* The owners' lookup of a range, which also notes every line for the
+ * marking (mark_lines); without memory for the notes, o->unnoted asks for a
+ * second visit (mark_range). */
 static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     (void)write;
     owner_scan *o = user;
-    uint64_t lb = o->g->line_bytes, last = len ? line_of(o->g, addr + len - 1) : 0;
-    for (uint64_t ln = line_of(o->g, addr); len && ln <= last; ln++) {
-        dv_gm_line *e = owner_slot(o->g, ln);
-        if (e->line != ln + 1 || e->core == o->requester)
-            continue;
+    dv_gmsys *g = o->g;
+    uint64_t lb = g->line_bytes, first = line_of(g, addr), last = len ? line_of(g, addr + len - 1) : 0;
+    bool note = len && !o->unnoted && marks_reserve(g, last - first + 1);
+    o->unnoted |= len && !note;
+    for (uint64_t ln = first; len && ln <= last; ln++) {
+        dv_gm_line *e = owner_slot(g, ln);
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
         uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len;
+        if (note)
+            g->marks[g->nmarks++] = (dv_gm_mark){e, ln, at, o->offset + end};
+        if (e->line != ln + 1 || e->core == o->requester)
+            continue;
         uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
         uint64_t done = (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
         /* our copy of the line would overlap the other core's: start late
@@ -133,19 +165,32 @@ static void both_range(void *user, uint64_t addr, uint64_t len, bool write)
     scan_range(&b->scan, addr, len, write);
 }
 
+/* The transfer's lines now held by the requester, from start, in the order
+ * the ranges met them (a line met twice keeps the later times). */
+static void mark_one(const owner_scan *o, dv_gm_line *e, uint64_t line, uint64_t at, uint64_t end)
+{
+    e->line = line + 1;
+    e->core = o->requester;
+    e->busy_from = o->start + (uint64_t)(o->lead + (double)at * o->cpb);
+    e->busy_until = o->start + (uint64_t)(o->lead + (double)end * o->cpb + 0.999);
+}
+
+static void mark_lines(const owner_scan *o, const dv_gm_mark *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mark_one(o, m[i].slot, m[i].line, m[i].at, m[i].end);
+}
+
+/* The same by a second visit of the ranges. */
 static void mark_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     (void)write;
     owner_scan *o = user;
     uint64_t lb = o->g->line_bytes, last = len ? line_of(o->g, addr + len - 1) : 0;
     for (uint64_t ln = line_of(o->g, addr); len && ln <= last; ln++) {
-        dv_gm_line *e = owner_slot(o->g, ln);
         uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len; /* the line is through */
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0);
-        e->line = ln + 1;
-        e->core = o->requester;
-        e->busy_from = o->start + (uint64_t)(o->lead + (double)at * o->cpb);
-        e->busy_until = o->start + (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
+        mark_one(o, owner_slot(o->g, ln), ln, at, o->offset + end);
     }
     o->offset += len;
 }
@@ -170,7 +215,7 @@ uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts,
     double bw = (double)x->path_bw, flow = bw > 0 ? (double)x->bytes / bw : 0;
     double lead = (double)x->path_cycles > flow ? (double)x->path_cycles - flow : 0;
     both_visit b = {{g, counts, 0, 0, 0},
-                    {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0}};
+                    {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0, false}};
     if (g->owners)
         x->visit(x->visit_ctx, both_range, &b);
     else
@@ -196,7 +241,11 @@ uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts,
         /* the actual duration may exceed the path's (shared L2 / HBM) */
         double dur = (double)(cycles - (now - x->now));
         o.cpb = x->bytes ? (dur > lead ? dur - lead : 0) / (double)x->bytes : 0;
-        x->visit(x->visit_ctx, mark_range, &o);
+        if (o.unnoted)
+            x->visit(x->visit_ctx, mark_range, &o);
+        else
+            mark_lines(&o, g->marks, g->nmarks);
+        g->nmarks = 0;
     }
     return cycles;
 }

@@ -47,6 +47,10 @@ typedef struct dv_gmsys {
     uint64_t line_bytes, hbm_bytes_per_cycle, l2_bw_ratio;
     bool line_pow2;      /* line_bytes is a power of two: */
     unsigned line_shift; /* its log2 */
+    /* The lines the current transfer's scan met, in visit order, for its
+     * marking: one visit of the ranges instead of two. */
+    struct dv_gm_mark *marks;
+    size_t nmarks, marks_cap;
 } dv_gmsys;
 
 /* l2_bytes 0: no L2. */
