@@ -28,6 +28,7 @@ same conv2d_bias_relu
 samples=$(dirname "$0")/../../kernels/samples
 same "$samples/vadd_loop.dvs" --arg n=2000
 same "$(dirname "$0")/vector_exact/overlap.dvs"
+same "$(dirname "$0")/vector_exact/loop_mask.dvs"
 for k in vadd vadd_db; do
     same "$samples/$k.dvs" --gm x=zeros:262144 --gm y=zeros:262144 --gm z=zeros:262144 --arg n=131072
 done

@@ -110,8 +110,16 @@ static bool fail(char *msg, size_t size, const char *fmt, ...)
     return false;
 }
 
+/* The blocks with an active lane depend only on the element size and the
+ * mask: an instruction's operands of the same size share them (a third of
+ * a timing-only vadd's decode was this, three times over). */
+typedef struct blk_memo {
+    unsigned esize, lanes; /* 0: nothing kept */
+    bool active[VEC_MAX_BLOCKS];
+} blk_memo;
+
 static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uint32_t esize, unsigned lanes,
-                     const bool *active)
+                     const bool *active, blk_memo *memo)
 {
     o->used = true;
     o->base = base;
@@ -119,6 +127,10 @@ static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uin
     o->rep = rep;
     o->esize = esize;
     o->nblk = lanes * esize / VEC_BLOCK;
+    if (memo->esize == esize && memo->lanes == lanes) {
+        memcpy(o->blk_active, memo->active, sizeof o->blk_active);
+        return;
+    }
     memset(o->blk_active, 0, sizeof o->blk_active);
     /* block by block, 8 lanes at a time (a division per lane was most of a
      * timing-only run); a block holds 8, 16 or 32 lanes */
@@ -137,6 +149,9 @@ static void set_opnd(vec_opnd *o, uint64_t base, uint32_t blk, uint32_t rep, uin
         i += per;
         o->blk_active[b] = any != 0;
     }
+    memo->esize = esize;
+    memo->lanes = lanes;
+    memcpy(memo->active, o->blk_active, sizeof memo->active);
 }
 
 static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
@@ -230,12 +245,13 @@ bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, s
         return fail(msg, msz, "%s: %u lanes of %u-byte elements exceed the mask's %d", mn, d->lanes, d->esize,
                     VEC_MAX_LANES);
     set_mask_lanes(c->vec, d);
+    blk_memo memo = {0};
 
     if (d->op == DV_OP_VTRANS) {
         /* Two contiguous full repeats: 512 bytes in, 512 bytes out. */
         d->repeats = 2;
-        set_opnd(&d->dst, op->r[0], 1, 8, 2, 128, d->active);
-        set_opnd(&d->src0, op->r[1], 1, 8, 2, 128, d->active);
+        set_opnd(&d->dst, op->r[0], 1, 8, 2, 128, d->active, &memo);
+        set_opnd(&d->src0, op->r[1], 1, 8, 2, 128, d->active, &memo);
         return true;
     }
 
@@ -251,12 +267,12 @@ bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, s
     case DV_FMT_VBIN:
     case DV_FMT_VCMP:
     case DV_FMT_VSEL:
-        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
-        set_opnd(&d->src1, op->r[2], s1blk, s1rep, sfrom, d->lanes, d->active);
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active, &memo);
+        set_opnd(&d->src1, op->r[2], s1blk, s1rep, sfrom, d->lanes, d->active, &memo);
         if (info->fmt == DV_FMT_VCMP)
             d->xdst = (vec_extent){true, op->r[0], d->lanes / 8};
         else
-            set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active);
+            set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active, &memo);
         if (info->fmt == DV_FMT_VSEL)
             d->xsrc = (vec_extent){true, op->r[4], d->lanes / 8};
         break;
@@ -264,12 +280,12 @@ bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, s
     case DV_FMT_VUN:
     case DV_FMT_VCONV:
     case DV_FMT_VQUANT:
-        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
-        set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active);
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active, &memo);
+        set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active, &memo);
         break;
-    case DV_FMT_VDUP: set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active); break;
+    case DV_FMT_VDUP: set_opnd(&d->dst, op->r[0], dblk, drep, sto, d->lanes, d->active, &memo); break;
     case DV_FMT_VRED: {
-        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active);
+        set_opnd(&d->src0, op->r[1], s0blk, s0rep, sfrom, d->lanes, d->active, &memo);
         bool group = d->op == DV_OP_VCGMAX || d->op == DV_OP_VCGMIN || d->op == DV_OP_VCGADD;
         d->xdst = (vec_extent){true, op->r[0], (uint64_t)sto * (group ? 8 : 1)};
         break;
@@ -352,19 +368,33 @@ static bool vec_check(dv_unit_ctx *c, const vec_desc *d)
 }
 
 /* The decode of the instruction whose cycles were computed last on each
- * unit, for its exec: a pipe runs one instruction at a time, so nothing
- * the decode reads changes between the two.  It is used only when
- * everything the decode depends on is the same: the unit, the pc (one
- * instruction word), the opcode, the register values and the mask; so a
- * hit is exactly what vec_decode would give.  A failed decode clears the
+ * unit, for its exec and for the next cycles of the same instruction (a
+ * loop's body issues it again with the same registers): a pipe runs one
+ * instruction at a time, so nothing the decode reads changes between the
+ * two.  It is used only when everything the decode depends on is the same:
+ * the unit and its config (the pointer and the repeat limit, in case a
+ * later launch's config is allocated where an earlier one was), the pc,
+ * the decoded instruction, the register values and the mask; so a hit is
+ * exactly what vec_decode would give.  The UB conflict cost kept with it
+ * holds for the same geometry and slope, and its passed bounds check for
+ * the same UB (buffer, size, alignment).  A failed decode clears the
  * unit's slot, so an exec only ever meets its own instruction's decode. */
 
 typedef struct decoded_slot {
     const dv_unit_ctx *unit;
+    const dv_chip_config *cfg;
+    uint64_t max_repeat;
     uint64_t pc, r[5], mask_lo, mask_hi;
-    dv_opcode op;
+    dv_insn insn;
     dv_maskmode mode;
     vec_desc d;
+    bool have_conflicts; /* conflicts is the cost of d at geometry g and slope */
+    dv_ub_geom g;
+    uint64_t slope;
+    ub_conflicts conflicts;
+    bool checked; /* vec_check passed in this UB: */
+    dv_mem ub;    /* its bytes, size, alignment */
+    uint64_t align_ub;
 } decoded_slot;
 enum { DECODED_SLOTS = 64 };
 static _Thread_local decoded_slot decoded[DECODED_SLOTS];
@@ -377,21 +407,60 @@ static decoded_slot *decoded_of(const dv_unit_ctx *c)
 
 static bool decoded_same(const decoded_slot *s, const dv_unit_ctx *c, const dv_op *op)
 {
-    return s->unit == c && s->pc == op->pc && s->op == op->insn.op && s->mask_lo == c->vec->mask_lo &&
-           s->mask_hi == c->vec->mask_hi && s->mode == c->vec->mode && memcmp(s->r, op->r, sizeof s->r) == 0;
+    return s->unit == c && s->pc == op->pc && s->insn.op == op->insn.op && s->mask_lo == c->vec->mask_lo &&
+           s->mask_hi == c->vec->mask_hi && s->mode == c->vec->mode && s->cfg == c->cfg &&
+           s->max_repeat == c->cfg->vec_max_repeat && memcmp(s->r, op->r, sizeof s->r) == 0 &&
+           memcmp(s->insn.f, op->insn.f, sizeof s->insn.f) == 0;
 }
 
 static void decoded_keep(const dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
 {
     decoded_slot *s = decoded_of(c);
     s->unit = c;
+    s->cfg = c->cfg;
+    s->max_repeat = c->cfg->vec_max_repeat;
     s->pc = op->pc;
-    s->op = op->insn.op;
+    s->insn = op->insn;
     s->mask_lo = c->vec->mask_lo;
     s->mask_hi = c->vec->mask_hi;
     s->mode = c->vec->mode;
     memcpy(s->r, op->r, sizeof s->r);
     s->d = *d;
+    s->have_conflicts = false;
+    s->checked = false;
+}
+
+/* vec_check of the unit's kept decode, once per UB. */
+static bool kept_check(dv_unit_ctx *c, decoded_slot *s)
+{
+    const dv_mem *ub = &c->mem[DV_MEM_UB];
+    if (s->checked && s->ub.bytes == ub->bytes && s->ub.size == ub->size && s->ub.align == ub->align &&
+        s->align_ub == c->cfg->align_ub)
+        return true;
+    if (!vec_check(c, &s->d))
+        return false;
+    s->checked = true;
+    s->ub = *ub;
+    s->align_ub = c->cfg->align_ub;
+    return true;
+}
+
+/* The UB conflict cost of d (the unit's kept decode when `kept`). */
+static ub_conflicts conflicts_of(const dv_unit_ctx *c, const vec_desc *d, uint64_t slope, bool kept)
+{
+    const dv_chip_config *cfg = c->cfg;
+    dv_ub_geom g = {(uint32_t)cfg->ub_banks, (uint32_t)cfg->ub_bank_groups, (uint32_t)cfg->ub_row_bytes};
+    decoded_slot *s = decoded_of(c);
+    if (kept && s->have_conflicts && s->slope == slope && memcmp(&s->g, &g, sizeof g) == 0)
+        return s->conflicts;
+    ub_conflicts x = vec_ub_conflicts(d, &g, slope);
+    if (kept) {
+        s->have_conflicts = true;
+        s->g = g;
+        s->slope = slope;
+        s->conflicts = x;
+    }
+    return x;
 }
 
 bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
@@ -411,13 +480,14 @@ bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
         return true;
     }
     vec_desc d;
-    const decoded_slot *ds = decoded_of(c);
-    if (decoded_same(ds, c, op) && !vec_no_shortcuts())
+    decoded_slot *ds = decoded_of(c);
+    if (decoded_same(ds, c, op) && !vec_no_shortcuts()) {
+        if (!kept_check(c, ds))
+            return false;
         d = ds->d;
-    else if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg))
+    } else if (!vec_decode(c, op, &d, c->fault_msg, sizeof c->fault_msg) || !vec_check(c, &d)) {
         return false;
-    if (!vec_check(c, &d))
-        return false;
+    }
     if (!c->data || !d.repeats)
         return true;
     switch (d.tc) {
@@ -508,12 +578,17 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     if (op->insn.op == DV_OP_SET_MASK || op->insn.op == DV_OP_SET_MASK_MODE)
         return 1;
     vec_desc d;
-    if (!vec_decode(c, op, &d, NULL, 0)) {
+    const decoded_slot *ds = decoded_of(c);
+    bool kept = !vec_no_shortcuts();
+    if (kept && decoded_same(ds, c, op)) {
+        d = ds->d;
+    } else if (!vec_decode(c, op, &d, NULL, 0)) {
         decoded_of(c)->unit = NULL; /* nothing kept: exec decodes (and faults) itself */
         /* exec will fault; charge the issue cost so time still advances. */
         return back_to_back ? 1 : cfg->vec_head + cfg->vec_tail;
+    } else {
+        decoded_keep(c, op, &d);
     }
-    decoded_keep(c, op, &d);
     uint64_t slope = d.tc == DV_TC_VDIV ? cfg->vec_div_slope
                      : d.esize == 4     ? cfg->vec_slope_b32
                                         : cfg->vec_slope_b16;
@@ -535,8 +610,7 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     if (c->vec->mode == DV_MASK_COUNT_MODE && d.op != DV_OP_VTRANS)
         cycles += cfg->vec_count_extra;
 
-    dv_ub_geom g = {(uint32_t)cfg->ub_banks, (uint32_t)cfg->ub_bank_groups, (uint32_t)cfg->ub_row_bytes};
-    ub_conflicts x = vec_ub_conflicts(&d, &g, slope);
+    ub_conflicts x = conflicts_of(c, &d, slope, kept);
     cycles += x.extra;
     st->ub_group_conflict_cycles += x.group;
     st->ub_bank_conflict_cycles += x.bank;
