@@ -158,8 +158,7 @@ bool xf_l0c_ub_exec(dv_unit_ctx *c, const dv_op *op)
             if (!d)
                 return false;
             if (pass)
-                for (uint64_t e = 0; e < len * 256; e++)
-                    xf_convert(&cv, s + e * 4, e % 16, d + e * osize);
+                xf_convert_n(&cv, s, len * 256, d);
         }
     return true;
 }

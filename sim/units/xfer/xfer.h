@@ -73,6 +73,9 @@ unsigned xf_out_size(dv_quant quant);
 /* Converts one 4-byte L0C element (f32 or s32, as the mode implies) to
  * out_size bytes at dst, channel selecting the vdeq/vreq table entry. */
 void xf_convert(const xf_conv *cv, const uint8_t *src, uint64_t channel, uint8_t *dst);
+/* n consecutive elements, channel = index % 16 (a fractal row's columns):
+ * copy_l0c_ub's bursts.  The same bytes as n xf_convert calls. */
+void xf_convert_n(const xf_conv *cv, const uint8_t *src, uint64_t n, uint8_t *dst);
 
 /* ---- per-class entry points (each file's own instructions) ---- */
 uint64_t xf_img2col_cycles(const dv_unit_ctx *c, const dv_op *op, dv_op_stats *st);
