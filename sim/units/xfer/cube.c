@@ -111,11 +111,9 @@ static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16
     }
 }
 
-/* n f16 elements as f32 bits.  With F16C, eight at a time: the same
- * values as the table for every number; a signalling NaN comes out quiet
- * where the table keeps it signalling, which no result can show, since
- * the kernels only multiply these (x86 quiets a NaN operand in every
- * product, and either way takes its payload). */
+/* n f16 elements as f32 bits.  With F16C, eight at a time: the same bits
+ * as the table (dv_fp16_to_f32) for all 65536 inputs, NaNs included (both
+ * quiet them and keep the payload; compared exhaustively). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target("avx,f16c"))) static void f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
                                                              const float *f16)
@@ -127,7 +125,7 @@ __attribute__((target("avx,f16c"))) static void f16_run_f16c(const uint8_t *src,
     for (; i < n; i++)
         dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
 }
-#define HAVE_F16C() __builtin_cpu_supports("f16c")
+#define HAVE_F16C() (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c"))
 #else
 #define f16_run_f16c f16_run_table
 #define HAVE_F16C() 0
