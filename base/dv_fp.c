@@ -1,12 +1,13 @@
 #include "dv_fp.h"
 
+#include "dv_simd.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef DV_X86_PATHS
 #include <immintrin.h>
-#define HAVE_F16C_PATH 1
 #endif
 
 float dv_fp16_to_f32(uint16_t h)
@@ -106,7 +107,7 @@ uint16_t dv_f64_to_fp16(double d)
 /* F16C: vcvtps2ph rounds to nearest even with subnormals, overflow to
  * infinity and NaNs (quieted, top mantissa bits kept) exactly as
  * dv_f32_to_fp16 does; the float is rounded to odd first, as above. */
-#ifdef HAVE_F16C_PATH
+#ifdef DV_X86_PATHS
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 typedef int64_t v4l __attribute__((vector_size(32)));
@@ -146,8 +147,8 @@ __attribute__((target("avx2,f16c"))) static void f64_to_fp16_f16c(const double *
 
 void dv_f64_to_fp16_n(const double *in, uint16_t *out, size_t n)
 {
-#ifdef HAVE_F16C_PATH
-    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2")) {
+#ifdef DV_X86_PATHS
+    if (DV_CPU_F16C()) {
         f64_to_fp16_f16c(in, out, n);
         return;
     }

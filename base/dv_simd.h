@@ -28,6 +28,16 @@
 #define DV_CPU_WIDE() 0
 #endif
 
+/* The paths written with x86 intrinsics (F16C conversions, SSE2
+ * transposes): compiled with GCC on x86-64, taken where DV_CPU_F16C()
+ * says the host runs them (AVX2 and F16C, which every such path assumes). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define DV_X86_PATHS 1
+#define DV_CPU_F16C() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
+#else
+#define DV_CPU_F16C() 0
+#endif
+
 /* Small constant loops over a kernel's register block: unrolled, so that
  * GCC keeps the block's vectors in registers. */
 #define DV_UNROLL _Pragma("GCC unroll 8")

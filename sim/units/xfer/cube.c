@@ -30,7 +30,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef DV_X86_PATHS
 #include <immintrin.h>
 #endif
 
@@ -114,9 +114,9 @@ static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16
 /* n f16 elements as f32 bits.  With F16C, eight at a time: the same bits
  * as the table (dv_fp16_to_f32) for all 65536 inputs, NaNs included (both
  * quiet them and keep the payload; compared exhaustively). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target("avx,f16c"))) static void f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
-                                                             const float *f16)
+#ifdef DV_X86_PATHS
+__attribute__((target("avx2,f16c"))) static void f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
+                                                              const float *f16)
 {
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -125,10 +125,8 @@ __attribute__((target("avx,f16c"))) static void f16_run_f16c(const uint8_t *src,
     for (; i < n; i++)
         dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
 }
-#define HAVE_F16C() (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c"))
 #else
 #define f16_run_f16c f16_run_table
-#define HAVE_F16C() 0
 #endif
 
 static void f16_run_table(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
@@ -139,7 +137,7 @@ static void f16_run_table(const uint8_t *src, uint32_t *dst, uint64_t n, const f
 
 static void f16_run(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
 {
-    (HAVE_F16C() ? f16_run_f16c : f16_run_table)(src, dst, n, f16);
+    (DV_CPU_F16C() ? f16_run_f16c : f16_run_table)(src, dst, n, f16);
 }
 
 /* One f16 B fractal (column-major: column nc's k0 elements together) as

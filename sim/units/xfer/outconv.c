@@ -19,10 +19,11 @@
  * (31 + 24 bits would need 55), otherwise within 2^-53 relative, far below
  * the f16/s8 output's resolution; the result is then rounded once. */
 #include "dv_fp.h"
+#include "dv_simd.h"
 #include "xfer.h"
 
 #include <math.h>
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef DV_X86_PATHS
 #include <immintrin.h>
 #endif
 
@@ -83,7 +84,7 @@ void xf_convert(const xf_conv *cv, const uint8_t *src, uint64_t channel, uint8_t
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef DV_X86_PATHS
 /* quant f16, eight at a time by F16C: vcvtps2ph rounding to nearest even
  * gives dv_f32_to_fp16's bits for every one of the 2^32 floats, and with
  * the ReLU below for every one too (compared exhaustively). */
@@ -99,16 +100,14 @@ __attribute__((target("avx2,f16c"))) static uint64_t f16_run(const uint8_t *src,
     }
     return e;
 }
-#define HAVE_F16C() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
 #else
 #define f16_run(src, n, relu, dst) 0
-#define HAVE_F16C() 0
 #endif
 
 void xf_convert_n(const xf_conv *cv, const uint8_t *src, uint64_t n, uint8_t *dst)
 {
     unsigned osize = xf_out_size(cv->quant);
-    uint64_t e = cv->quant == DV_Q_F16 && HAVE_F16C() ? f16_run(src, n, cv->relu, dst) : 0;
+    uint64_t e = cv->quant == DV_Q_F16 && DV_CPU_F16C() ? f16_run(src, n, cv->relu, dst) : 0;
     for (; e < n; e++)
         xf_convert(cv, src + e * 4, e % 16, dst + e * osize);
 }
