@@ -88,8 +88,8 @@ void xf_convert(const xf_conv *cv, const uint8_t *src, uint64_t channel, uint8_t
 /* quant f16, eight at a time by F16C: vcvtps2ph rounding to nearest even
  * gives dv_f32_to_fp16's bits for every one of the 2^32 floats, and with
  * the ReLU below for every one too (compared exhaustively). */
-__attribute__((target("avx2,f16c"))) static uint64_t f16_run(const uint8_t *src, uint64_t n, bool relu,
-                                                             uint8_t *dst)
+__attribute__((target("avx2,f16c"))) static uint64_t f32_to_f16_run(const uint8_t *src, uint64_t n, bool relu,
+                                                                    uint8_t *dst)
 {
     uint64_t e = 0;
     for (; e + 8 <= n; e += 8) {
@@ -101,13 +101,13 @@ __attribute__((target("avx2,f16c"))) static uint64_t f16_run(const uint8_t *src,
     return e;
 }
 #else
-#define f16_run(src, n, relu, dst) 0
+#define f32_to_f16_run(src, n, relu, dst) 0
 #endif
 
 void xf_convert_n(const xf_conv *cv, const uint8_t *src, uint64_t n, uint8_t *dst)
 {
     unsigned osize = xf_out_size(cv->quant);
-    uint64_t e = cv->quant == DV_Q_F16 && DV_CPU_F16C() ? f16_run(src, n, cv->relu, dst) : 0;
+    uint64_t e = cv->quant == DV_Q_F16 && DV_CPU_F16C() ? f32_to_f16_run(src, n, cv->relu, dst) : 0;
     for (; e < n; e++)
         xf_convert(cv, src + e * 4, e % 16, dst + e * osize);
 }
