@@ -21,11 +21,24 @@
 #define DV_TARGET_NARROW __attribute__((target_clones("avx2", "default")))
 #define DV_TARGET_ANY __attribute__((target_clones("avx512f", "avx2", "default")))
 #define DV_CPU_WIDE() __builtin_cpu_supports("avx512f")
+/* Kernels whose every product is exact in the element type (the Cube's
+ * f16/bf16 mmad on operands of bounded magnitude): a * b + c fused into
+ * one multiply-add is then the same number as the separate multiply and
+ * add, so these let GCC contract (fp-contract=fast; ISO C otherwise
+ * forbids it), at half the host instructions.  Whether GCC contracts or
+ * not, the results are the same; the caller takes them where DV_CPU_FMA()
+ * says, and only on exact products. */
+#define DV_TARGET_WIDE_FMA __attribute__((target("avx512f,fma"), optimize("fp-contract=fast")))
+#define DV_TARGET_NARROW_FMA __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#define DV_CPU_FMA() (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #else
 #define DV_TARGET_WIDE
 #define DV_TARGET_NARROW
 #define DV_TARGET_ANY
 #define DV_CPU_WIDE() 0
+#define DV_TARGET_WIDE_FMA
+#define DV_TARGET_NARROW_FMA
+#define DV_CPU_FMA() 0
 #endif
 
 /* The paths written with x86 intrinsics (F16C conversions, SSE2

@@ -111,65 +111,108 @@ static inline uint32_t elem_bits(const uint8_t *p, dv_dtype dt, const float *f16
     }
 }
 
-/* n f16 elements as f32 bits.  With F16C, eight at a time: the same bits
- * as the table (dv_fp16_to_f32) for all 65536 inputs, NaNs included (both
- * quiet them and keep the payload; compared exhaustively). */
+/* n f16 elements as f32 bits; true when all are finite (no exponent of
+ * all ones), which for f16 makes every product exact (mm_products_exact).
+ * With F16C, eight at a time: the same bits as the table
+ * (dv_fp16_to_f32) for all 65536 inputs, NaNs included (both quiet them
+ * and keep the payload; compared exhaustively). */
+enum { F16_EXP = 0x7c00 };
 #ifdef DV_X86_PATHS
-__attribute__((target("avx2,f16c"))) static void f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
+__attribute__((target("avx2,f16c"))) static bool f16_run_f16c(const uint8_t *src, uint32_t *dst, uint64_t n,
                                                               const float *f16)
 {
+    const __m128i e = _mm_set1_epi16((short)F16_EXP);
+    __m128i special = _mm_setzero_si128();
     uint64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps((float *)(void *)(dst + i),
-                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i))));
-    for (; i < n; i++)
-        dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
+        special = _mm_or_si128(special, _mm_cmpeq_epi16(_mm_and_si128(h, e), e));
+        _mm256_storeu_ps((float *)(void *)(dst + i), _mm256_cvtph_ps(h));
+    }
+    bool finite = _mm_movemask_epi8(special) == 0;
+    for (; i < n; i++) {
+        uint16_t h = xf_ld16(src + 2 * i);
+        finite &= (h & F16_EXP) != F16_EXP;
+        dst[i] = dv_f32_bits(f16[h]);
+    }
+    return finite;
 }
 #else
 #define f16_run_f16c f16_run_table
 #endif
 
-static void f16_run_table(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
+static bool f16_run_table(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
 {
-    for (uint64_t i = 0; i < n; i++)
-        dst[i] = dv_f32_bits(f16[xf_ld16(src + 2 * i)]);
+    bool finite = true;
+    for (uint64_t i = 0; i < n; i++) {
+        uint16_t h = xf_ld16(src + 2 * i);
+        finite &= (h & F16_EXP) != F16_EXP;
+        dst[i] = dv_f32_bits(f16[h]);
+    }
+    return finite;
 }
 
-static void f16_run(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
+static bool f16_run(const uint8_t *src, uint32_t *dst, uint64_t n, const float *f16)
 {
-    (DV_CPU_F16C() ? f16_run_f16c : f16_run_table)(src, dst, n, f16);
+    return (DV_CPU_F16C() ? f16_run_f16c : f16_run_table)(src, dst, n, f16);
+}
+
+/* Every product of these operands is exact in float: each is 0 or normal
+ * with |x| in [2^-62, 2^63) (biased exponent 65 .. 189), and has at most 12
+ * significant bits (f16: 11, bf16: 8; the caller's dtype says so).  A
+ * product then has at most 24 bits and a magnitude in [2^-124, 2^126):
+ * a normal float, no rounding, no overflow; NaNs and infinities are out.
+ * (f16's finite values are all inside: f16_run's flag says the same.) */
+static bool mm_products_exact(const uint32_t *x, uint64_t n)
+{
+    uint32_t bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t m = x[i] & 0x7fffffff;
+        bad |= (uint32_t)(m != 0) & (uint32_t)((m >> 23) - 65 > 124);
+    }
+    return !bad;
 }
 
 /* One f16 B fractal (column-major: column nc's k0 elements together) as
- * k0 rows of 16 floats at dst[kr * cols], written row by row, one host
- * cache line a row instead of 16: transposed as 16 x 16 f16 when k0 is 16
- * (every built-in chip), column by column otherwise. */
+ * k0 rows of 16 floats, one after the other at dst (mm_load_b's strip):
+ * transposed as 16 x 16 f16 and converted as one run when k0 is 16 (every
+ * built-in chip), column by column otherwise.  True when all are finite. */
 enum { F16_TILE_K = 64 };
-static void f16_fractal_by_k(const uint8_t *f, uint32_t *dst, uint64_t k0, uint64_t cols, const float *f16)
+static bool f16_fractal_by_k(const uint8_t *f, uint32_t *dst, uint64_t k0, const float *f16)
 {
     if (k0 == XF_ROWS) {
         uint8_t t[XF_FRACTAL];
         xf_transpose16_u16(f, XF_BLOCK, t, XF_BLOCK);
-        for (uint64_t kr = 0; kr < k0; kr++)
-            f16_run(t + kr * XF_BLOCK, dst + kr * cols, XF_ROWS, f16);
-        return;
+        return f16_run(t, dst, XF_ROWS * XF_ROWS, f16);
     }
     uint32_t t[XF_ROWS * F16_TILE_K];
+    bool finite = true;
     for (uint64_t nc = 0; nc < XF_ROWS; nc++)
-        f16_run(f + nc * k0 * 2, t + nc * k0, k0, f16);
+        finite &= f16_run(f + nc * k0 * 2, t + nc * k0, k0, f16);
     for (uint64_t kr = 0; kr < k0; kr++)
         for (uint64_t nc = 0; nc < XF_ROWS; nc++)
-            dst[kr * cols + nc] = t[nc * k0 + kr];
+            dst[kr * XF_ROWS + nc] = t[nc * k0 + kr];
+    return finite;
+}
+
+/* Whether every product of a converted operand is exact in float (the
+ * fused kernels' condition): f16 finite, bf16 of bounded magnitude
+ * (mm_products_exact); f32 products round, integers do not take it. */
+static bool mm_operand_exact(dv_dtype dt, const uint32_t *x, uint64_t n)
+{
+    return (dt == DV_DT_F16 || dt == DV_DT_BF16) && mm_products_exact(x, n);
 }
 
 /* A as rows: a[R * kp + K] for the padded R < M1*16, K < K1*k0 (floats, or
  * s8/u8 as 32-bit integers in the same 4 bytes); fractal by fractal, each
- * row of a fractal k0 consecutive elements of the output. */
-static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *out)
+ * row of a fractal k0 consecutive elements of the output.  True when its
+ * products are exact (mm_operand_exact). */
+static bool mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
     uint64_t kp = s->k1 * s->k0;
     uint32_t *o = out;
+    bool finite = true;
     for (uint64_t i = 0; i < s->m1; i++)
         for (uint64_t kk = 0; kk < s->k1; kk++) {
             const uint8_t *f = a + (i * s->k1 + kk) * s->fa;
@@ -177,49 +220,56 @@ static void mm_load_a(const mm_shape *s, const uint8_t *a, dv_dtype dt, void *ou
                 uint32_t *row = o + (i * XF_ROWS + r) * kp + kk * s->k0;
                 const uint8_t *src = f + r * s->k0 * s->esize;
                 if (dt == DV_DT_F16) /* the hot case, without the switch */
-                    f16_run(src, row, s->k0, f16);
+                    finite &= f16_run(src, row, s->k0, f16);
                 else
                     for (uint64_t c = 0; c < s->k0; c++)
                         row[c] = elem_bits(src + c * s->esize, dt, f16);
             }
         }
+    return dt == DV_DT_F16 ? finite : mm_operand_exact(dt, o, s->m1 * XF_ROWS * kp);
 }
 
-/* B by K: b[K * cols + N], so that the 16 columns of a fractal are one
- * contiguous vector for each K; fractal by fractal (a fractal stores each
- * column's k0 elements together). */
-static void mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *out)
+/* B by fractal column, then K: b[(J * kp + K) * 16 + N % 16] for J = N / 16,
+ * so that a fractal column's 16 elements are one contiguous vector for
+ * each K and a column of fractals is one contiguous strip: the kernels walk
+ * it sequentially (a row stride of n1 * 64 bytes, a power of two on most
+ * tiles, put all of a strip in 4 of the host L1's 64 sets, and it was read
+ * from L2 at every K).  Fractal by fractal (a fractal stores each column's
+ * k0 elements together). */
+static bool mm_load_b(const mm_shape *s, const uint8_t *b, dv_dtype dt, void *out)
 {
     const float *f16 = dv_fp16_table();
-    uint64_t cols = s->n1 * XF_ROWS;
+    uint64_t kp = s->k1 * s->k0;
     uint32_t *o = out;
+    bool hot = dt == DV_DT_F16 && s->k0 <= F16_TILE_K, finite = true;
     for (uint64_t kk = 0; kk < s->k1; kk++)
         for (uint64_t j = 0; j < s->n1; j++) {
             const uint8_t *f = b + (kk * s->n1 + j) * s->fb;
-            uint32_t *blk = o + kk * s->k0 * cols + j * XF_ROWS;
-            if (dt == DV_DT_F16 && s->k0 <= F16_TILE_K) {
-                f16_fractal_by_k(f, blk, s->k0, cols, f16);
+            uint32_t *blk = o + (j * kp + kk * s->k0) * XF_ROWS;
+            if (hot) {
+                finite &= f16_fractal_by_k(f, blk, s->k0, f16);
                 continue;
             }
             for (uint64_t nc = 0; nc < XF_ROWS; nc++) {
                 const uint8_t *src = f + nc * s->k0 * s->esize;
-                if (dt == DV_DT_F16)
-                    for (uint64_t kr = 0; kr < s->k0; kr++)
-                        blk[kr * cols + nc] = dv_f32_bits(f16[xf_ld16(src + 2 * kr)]);
-                else
-                    for (uint64_t kr = 0; kr < s->k0; kr++)
-                        blk[kr * cols + nc] = elem_bits(src + kr * s->esize, dt, f16);
+                for (uint64_t kr = 0; kr < s->k0; kr++)
+                    blk[kr * XF_ROWS + nc] = elem_bits(src + kr * s->esize, dt, f16);
             }
         }
+    return hot ? finite : mm_operand_exact(dt, o, s->n1 * XF_ROWS * kp);
 }
 
 /* The inner kernels: C's NZ fractal columns in place, one fractal row of
  * 16 elements as one 64-byte vector (AVX-512) or two 32-byte halves
- * (AVX2 and the rest), four rows at a time so each B vector is used four
+ * (AVX2 and the rest), four rows at a time (four consecutive rows of one
+ * fractal: r % 16 is a multiple of 4) so each B vector is used four
  * times.  Every element is accumulated in increasing K order with a
- * separate multiply and add (ISO C: no FMA contraction), starting from 0
- * (init) or its old value: bit-identical to the scalar definition above
- * whatever the vector width (dv_simd.h: why two). */
+ * separate multiply and add, starting from 0 (init) or its old value:
+ * bit-identical to the scalar definition above whatever the vector width
+ * (dv_simd.h: why two).  The accumulators are loaded and stored a vector
+ * at a time, straight from C: copied through an array on the stack, a
+ * 32-byte load met the two 16-byte stores before it (a store-forwarding
+ * stall), and with mmads of K = 16 that was a third of the kernel. */
 typedef float vf16 __attribute__((vector_size(64)));
 typedef uint32_t vu16 __attribute__((vector_size(64)));
 typedef float vf8 __attribute__((vector_size(32)));
@@ -233,26 +283,27 @@ typedef uint32_t vu8 __attribute__((vector_size(32)));
                             uint64_t kp, bool init)                                                          \
     {                                                                                                        \
         enum { VL = sizeof(vec) / sizeof(elem), H = XF_ROWS / VL };                                          \
-        uint64_t cols = n1 * XF_ROWS;                                                                        \
         for (uint64_t j = 0; j < n1; j++)                                                                    \
             for (uint64_t r = 0; r < m1 * XF_ROWS; r += 4) {                                                 \
+                uint8_t *row = cc + ((j * m1 + r / XF_ROWS) * 256 + (r % XF_ROWS) * 16) * 4;                 \
                 vec acc[4][H];                                                                               \
-                uint8_t *row[4];                                                                             \
+                DV_UNROLL                                                                                    \
                 for (unsigned q = 0; q < 4; q++) {                                                           \
-                    uint64_t rr = r + q;                                                                     \
-                    row[q] = cc + ((j * m1 + rr / XF_ROWS) * 256 + (rr % XF_ROWS) * 16) * 4;                 \
-                    if (init)                                                                                \
-                        memset(acc[q], 0, sizeof acc[q]);                                                    \
-                    else                                                                                     \
-                        memcpy(acc[q], row[q], sizeof acc[q]);                                               \
+                    DV_UNROLL                                                                                \
+                    for (unsigned h = 0; h < H; h++) {                                                       \
+                        if (init)                                                                            \
+                            acc[q][h] = (vec){0};                                                            \
+                        else                                                                                 \
+                            memcpy(&acc[q][h], row + (q * XF_ROWS + h * VL) * 4, sizeof(vec));               \
+                    }                                                                                        \
                 }                                                                                            \
                 const elem *a0 = a + r * kp, *a1 = a0 + kp, *a2 = a1 + kp, *a3 = a2 + kp;                    \
-                const elem *bj = b + j * XF_ROWS;                                                            \
+                const elem *bj = b + j * kp * XF_ROWS; /* mm_load_b's strip */                               \
                 for (uint64_t k = 0; k < kp; k++) {                                                          \
                     vec bv[H];                                                                               \
                     DV_UNROLL                                                                                \
                     for (unsigned h = 0; h < H; h++)                                                         \
-                        memcpy(&bv[h], bj + k * cols + h * VL, sizeof(vec));                                 \
+                        memcpy(&bv[h], bj + k * XF_ROWS + h * VL, sizeof(vec));                              \
                     DV_UNROLL                                                                                \
                     for (unsigned h = 0; h < H; h++) {                                                       \
                         acc[0][h] += a0[k] * bv[h];                                                          \
@@ -261,8 +312,12 @@ typedef uint32_t vu8 __attribute__((vector_size(32)));
                         acc[3][h] += a3[k] * bv[h];                                                          \
                     }                                                                                        \
                 }                                                                                            \
-                for (unsigned q = 0; q < 4; q++)                                                             \
-                    memcpy(row[q], acc[q], sizeof acc[q]);                                                   \
+                DV_UNROLL                                                                                    \
+                for (unsigned q = 0; q < 4; q++) {                                                           \
+                    DV_UNROLL                                                                                \
+                    for (unsigned h = 0; h < H; h++)                                                         \
+                        memcpy(row + (q * XF_ROWS + h * VL) * 4, &acc[q][h], sizeof(vec));                   \
+                }                                                                                            \
             }                                                                                                \
     }
 
@@ -270,11 +325,17 @@ MM_KERNEL(mm_f32_wide, vf16, float, DV_TARGET_WIDE)
 MM_KERNEL(mm_s32_wide, vu16, uint32_t, DV_TARGET_WIDE)
 MM_KERNEL(mm_f32_narrow, vf8, float, DV_TARGET_NARROW)
 MM_KERNEL(mm_s32_narrow, vu8, uint32_t, DV_TARGET_NARROW)
+/* exact products only (mm_products_exact): contracted into multiply-adds */
+MM_KERNEL(mm_f32_wide_fma, vf16, float, DV_TARGET_WIDE_FMA)
+MM_KERNEL(mm_f32_narrow_fma, vf8, float, DV_TARGET_NARROW_FMA)
 
 static void mm_kernel_f32(uint8_t *cc, const float *a, const float *b, uint64_t m1, uint64_t n1, uint64_t kp,
-                          bool init)
+                          bool init, bool exact)
 {
-    (DV_CPU_WIDE() ? mm_f32_wide : mm_f32_narrow)(cc, a, b, m1, n1, kp, init);
+    if (exact && DV_CPU_FMA())
+        (DV_CPU_WIDE() ? mm_f32_wide_fma : mm_f32_narrow_fma)(cc, a, b, m1, n1, kp, init);
+    else
+        (DV_CPU_WIDE() ? mm_f32_wide : mm_f32_narrow)(cc, a, b, m1, n1, kp, init);
 }
 
 static void mm_kernel_s32(uint8_t *cc, const uint32_t *a, const uint32_t *b, uint64_t m1, uint64_t n1,
@@ -343,12 +404,12 @@ void dv_cube_compute(const dv_cube_work *w)
     dv_dtype dt = (dv_dtype)w->dtype;
     uint64_t rows = s->m1 * XF_ROWS, kp = s->k1 * s->k0;
     size_t abytes = (size_t)(rows * kp) * 4;
-    mm_load_a(s, w->a, dt, w->work);
-    mm_load_b(s, w->b, dt, w->work + abytes);
-    if (dt == DV_DT_F16 || dt == DV_DT_BF16 || dt == DV_DT_F32)
+    bool exact = mm_load_a(s, w->a, dt, w->work);
+    exact &= mm_load_b(s, w->b, dt, w->work + abytes);
+    if (dt == DV_DT_F16 || dt == DV_DT_BF16 || dt == DV_DT_F32) {
         mm_kernel_f32(w->c, (const float *)(void *)w->work, (const float *)(void *)(w->work + abytes), s->m1,
-                      s->n1, kp, w->init);
-    else
+                      s->n1, kp, w->init, exact);
+    } else
         mm_kernel_s32(w->c, (const uint32_t *)(void *)w->work, (const uint32_t *)(void *)(w->work + abytes),
                       s->m1, s->n1, kp, w->init);
 }

@@ -69,10 +69,36 @@ static void fill(uint32_t *x, unsigned count, dv_dtype dt, uint32_t *seed)
     }
 }
 
+/* Inputs where a fused multiply-add would differ from the unit's separate
+ * multiply and add: bf16 magnitudes down to 2^-80 (products below float's
+ * normal range round when multiplied, not when fused) and up to 2^70
+ * (products overflow), and infinities in both (inf - inf makes the
+ * default NaN; no NaN inputs, whose surviving payload C leaves open). */
+static void fill_extreme(uint32_t *x, unsigned count, dv_dtype dt, uint32_t *seed)
+{
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t r = rnd(seed), sign = (r & 1) << 15, mant = (r >> 1) & 0x7f;
+        unsigned pick = (r >> 8) % 64;
+        if (dt == DV_DT_BF16) {
+            /* 2^-80 .. 2^-55, 2^50 .. 2^70, or 2^-3 .. 2^2 */
+            uint32_t exp = pick == 0   ? 0xff
+                           : pick < 24 ? 127 - 80 + (r >> 14) % 26
+                           : pick < 28 ? 127 + 50 + (r >> 14) % 21
+                                       : 127 - 3 + (r >> 14) % 6;
+            x[i] = sign | exp << 7 | (exp == 0xff ? 0 : mant);
+        } else { /* f16: an infinity now and then among [-2, 2) */
+            x[i] = pick == 0 ? (sign | 0x7c00) : dv_f32_to_fp16((float)(int32_t)(r % 4096) / 1024.0f - 2.0f);
+        }
+    }
+}
+
+typedef void fill_fn(uint32_t *x, unsigned count, dv_dtype dt, uint32_t *seed);
+
 /* Runs C (init) A*B twice (init=1 then init=0 with new inputs) and checks
  * every element exactly against the reference accumulation in k order
  * (f32: each product rounded to float, then added: the unit's rule). */
-static void check_shape(dv_dtype dt, unsigned m, unsigned k, unsigned n, uint32_t seed)
+static void check_shape_with(fill_fn *fill_inputs, dv_dtype dt, unsigned m, unsigned k, unsigned n,
+                             uint32_t seed)
 {
     xt_env e;
     xt_open(&e, dt == DV_DT_F32 ? "ascend910b" : "ascend910"); /* 910 has no fp32 Cube */
@@ -88,8 +114,8 @@ static void check_shape(dv_dtype dt, unsigned m, unsigned k, unsigned n, uint32_
     dv_op op = xt_op(DV_OP_MMAD, 0x1000, 0, 0, mm_params(m, k, n));
     op.insn.f[DV_F_DTYPE] = dt;
     for (int round = 0; round < 2; round++) {
-        fill(a, m * k, dt, &seed);
-        fill(b, k * n, dt, &seed);
+        fill_inputs(a, m * k, dt, &seed);
+        fill_inputs(b, k * n, dt, &seed);
         put_a(e.mem[DV_MEM_L0A].bytes, a, m, k, k0, es);
         put_b(e.mem[DV_MEM_L0B].bytes, b, k, n, k0, es);
         op.insn.f[DV_F_INIT] = round == 0;
@@ -121,6 +147,11 @@ static void check_shape(dv_dtype dt, unsigned m, unsigned k, unsigned n, uint32_
     xt_close(&e);
 }
 
+static void check_shape(dv_dtype dt, unsigned m, unsigned k, unsigned n, uint32_t seed)
+{
+    check_shape_with(fill, dt, m, k, n, seed);
+}
+
 static const unsigned dims[] = {1, 15, 16, 17, 33, 64};
 enum { NDIMS = sizeof dims / sizeof dims[0] };
 
@@ -150,6 +181,19 @@ START_TEST(mmad_s8_shapes)
 {
     check_shape(DV_DT_S8, dims[_i / (NDIMS * NDIMS)], dims[_i / NDIMS % NDIMS], dims[_i % NDIMS],
                 5u + (unsigned)_i);
+}
+END_TEST
+
+/* Operands whose products are not all exact in float (bf16 of extreme
+ * magnitudes, infinities): the unit's rule still holds bit for bit (the
+ * host's fused kernel, for exact products only, must not be taken). */
+START_TEST(mmad_inexact_products)
+{
+    static const unsigned shapes[][3] = {{16, 16, 16}, {33, 64, 17}, {64, 33, 64}, {1, 17, 15}};
+    for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        check_shape_with(fill_extreme, DV_DT_BF16, shapes[i][0], shapes[i][1], shapes[i][2], 7u + i);
+        check_shape_with(fill_extreme, DV_DT_F16, shapes[i][0], shapes[i][1], shapes[i][2], 11u + i);
+    }
 }
 END_TEST
 
@@ -276,6 +320,7 @@ Suite *xt_suite_cube(void)
     tcase_add_loop_test(tc, mmad_bf16_shapes, 0, NDIMS * NDIMS * NDIMS);
     tcase_add_loop_test(tc, mmad_s8_shapes, 0, NDIMS * NDIMS * NDIMS);
     tcase_add_loop_test(tc, mmad_f32_shapes, 0, NDIMS * NDIMS * NDIMS);
+    tcase_add_test(tc, mmad_inexact_products);
     tcase_add_test(tc, mmad_small_by_hand);
     tcase_add_test(tc, mmad_cycles);
     tcase_add_test(tc, mmad_f32_cycles);
