@@ -301,17 +301,21 @@ void dv_opr_fill(dv_opr_run *r, unsigned index, dv_dtype dt, uint64_t count, dou
                  unsigned stream);
 /* Element i of a buffer of dtype dt as a double. */
 double dv_opr_load(const uint8_t *base, dv_dtype dt, uint64_t i);
-/* Compares got (element i of a GM output of dtype dt) with want within
- * atol + rtol * |want|; accumulates into r->check. */
 /* True if the host asked the run to stop (Ctrl-C, SIGTERM: dv_sim_interrupted);
  * then it marks the check interrupted.  A check() whose reference takes
  * long asks it once per row and returns. */
 bool dv_opr_check_stop(dv_opr_run *r);
+/* Compares got, element (row, col) of output tensor, with want: a mismatch
+ * unless |got - want| <= tol (a NaN or infinite want only by the same);
+ * accumulates into r->check. */
 void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,
                     double tol);
 /* The same into a check of its own (one per host thread of a check). */
 void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
                        double want, double tol);
+/* dv_opr_compare_to of n elements of a row: got[i], want[i], tol[i] at (row, col + i). */
+void dv_opr_compare_run(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, uint64_t n,
+                        const double *got, const double *want, const double *tol);
 /* Adds part's comparisons to c: counts add, maxima are maxima, the first
  * mismatch is the one at the smaller (row, col); the same outcome as one
  * check that compared everything, in any order. */

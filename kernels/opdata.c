@@ -83,8 +83,20 @@ bool dv_opr_check_stop(dv_opr_run *r)
     return true;
 }
 
-void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
-                       double want, double tol)
+/* The first in (row, col) order, whatever order the elements come in. */
+static void note_mismatch(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
+                          double want, double tol)
+{
+    if (c->mismatches++ == 0 || row < c->first_row || (row == c->first_row && col < c->first_col)) {
+        c->first_row = row;
+        c->first_col = col;
+        snprintf(c->first_bad, sizeof c->first_bad, "%s[%llu, %llu] = %.9g, expected %.9g (tolerance %.3g)",
+                 tensor, (unsigned long long)row, (unsigned long long)col, got, want, tol);
+    }
+}
+
+static inline void compare_one(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
+                               double want, double tol)
 {
     /* A reference of NaN or an infinity is matched by the same (any NaN
      * for a NaN; the infinity of the same sign), not by a tolerance: inf -
@@ -100,15 +112,21 @@ void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64
     double rel = want != 0 ? abs_err / fabs(want) : (abs_err ? INFINITY : 0);
     if (rel > c->max_rel && fabs(want) > tol)
         c->max_rel = rel;
-    if (!bad)
-        return;
-    /* the first in (row, col) order, whatever order the elements come in */
-    if (c->mismatches++ == 0 || row < c->first_row || (row == c->first_row && col < c->first_col)) {
-        c->first_row = row;
-        c->first_col = col;
-        snprintf(c->first_bad, sizeof c->first_bad, "%s[%llu, %llu] = %.9g, expected %.9g (tolerance %.3g)",
-                 tensor, (unsigned long long)row, (unsigned long long)col, got, want, tol);
-    }
+    if (bad)
+        note_mismatch(c, tensor, row, col, got, want, tol);
+}
+
+void dv_opr_compare_to(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, double got,
+                       double want, double tol)
+{
+    compare_one(c, tensor, row, col, got, want, tol);
+}
+
+void dv_opr_compare_run(dv_opr_check *c, const char *tensor, uint64_t row, uint64_t col, uint64_t n,
+                        const double *got, const double *want, const double *tol)
+{
+    for (uint64_t i = 0; i < n; i++)
+        compare_one(c, tensor, row, col + i, got[i], want[i], tol[i]);
 }
 
 void dv_opr_compare(dv_opr_run *r, const char *tensor, uint64_t row, uint64_t col, double got, double want,

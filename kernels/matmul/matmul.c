@@ -432,20 +432,42 @@ static void describe_tolerance(dv_opr_run *r, const mm_problem *p)
                  p->act ? "; SiLU/GELU: 1.1 x that + 8 u_ub |x|" : "");
 }
 
+/* expect()'s factors, fixed for a problem: computed once, not per element. */
+typedef struct mm_rule {
+    dv_dtype outt;
+    double u_out;    /* the output's unit roundoff */
+    double acc_coef; /* float inputs: (1 + u_out) terms 2^-24, the accumulation's share of sum|a b| */
+    double tiny;     /* opc_tiny(outt) */
+    double u_ub;     /* SiLU/GELU: the unit roundoff of UB's type, where they are computed */
+} mm_rule;
+
+static dv_dtype mm_out_type(const mm_problem *p)
+{
+    return p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
+}
+
+static mm_rule mm_rule_of(const mm_problem *p)
+{
+    mm_rule u = {.outt = mm_out_type(p)};
+    u.u_out = dv_opr_unit_roundoff(u.outt);
+    /* f16/bf16 products are exact in f32: K roundings (the sums, the bias
+     * the first); f32 products round too: one more per term */
+    double terms = (double)p->k + (p->dt == 3 ? 1 : 0);
+    u.acc_coef = (1 + u.u_out) * terms * 0x1p-24;
+    u.tiny = opc_tiny(u.outt);
+    u.u_ub = dv_opr_unit_roundoff(p->out == MM_OUT_F32 ? DV_DT_F32 : DV_DT_F16);
+    return u;
+}
+
 /* The expected value of c[i][j] from its exact sum (and sum|a b| for
  * float inputs) and the allowed error: the one rule of both references. */
-static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, double sum, double sabs,
-                   double *want, double *tol)
+static inline void expect(const mm_state *s, const mm_rule *u, const dv_opr_tensor *tab, uint64_t j,
+                          double sum, double sabs, double *want, double *tol)
 {
     const mm_problem *p = &s->p;
-    dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
-    double u_out = dv_opr_unit_roundoff(outt), u_acc = ldexp(1, -24);
     if (p->dt != 2) {
-        /* f16/bf16 products are exact in f32: K roundings (the sums, the
-         * bias the first); f32 products round too: one more per term */
-        double terms = (double)p->k + (p->dt == 3 ? 1 : 0);
         *want = sum;
-        *tol = u_out * fabs(sum) + (1 + u_out) * terms * u_acc * sabs + opc_tiny(outt);
+        *tol = u->u_out * fabs(sum) + u->acc_coef * sabs + u->tiny;
         return;
     }
     double scale = s->scale;
@@ -461,22 +483,22 @@ static void expect(const mm_state *s, const dv_opr_tensor *tab, uint64_t j, doub
         *tol = 1;
     } else {
         *want = v;
-        *tol = u_out * fabs(v) + opc_tiny(outt);
+        *tol = u->u_out * fabs(v) + u->tiny;
     }
 }
 
-/* The fused epilogue in the reference: the bias into the sum (and its
- * magnitude into the tolerance's sum|a b|: L0C starts from it), then
- * expect(), then the ReLU. */
-static void expect_fused(const mm_state *s, const dv_opr_tensor *tab, const uint8_t *bias, dv_dtype in,
-                         uint64_t j, double sum, double sabs, double *want, double *tol)
+/* The fused epilogue in the reference: the bias (as doubles, one per
+ * column, or NULL) into the sum (and its magnitude into the tolerance's
+ * sum|a b|: L0C starts from it), then expect(), then the ReLU. */
+static inline void expect_fused(const mm_state *s, const mm_rule *u, const dv_opr_tensor *tab,
+                                const double *bias, uint64_t j, double sum, double sabs, double *want,
+                                double *tol)
 {
     if (bias) {
-        double b = dv_opr_load(bias, in, j);
-        sum += b;
-        sabs += fabs(b);
+        sum += bias[j];
+        sabs += fabs(bias[j]);
     }
-    expect(s, tab, j, sum, sabs, want, tol);
+    expect(s, u, tab, j, sum, sabs, want, tol);
     if (s->p.relu && *want < 0)
         *want = 0;
     if (s->p.act) {
@@ -484,18 +506,34 @@ static void expect_fused(const mm_state *s, const dv_opr_tensor *tab, const uint
          * roundings (8 u of it, of |x|) on top of the error in x itself,
          * which the slope (at most 1.1) carries over */
         double x = *want, a = s->p.act == 1 ? 1.0 : 1.702;
-        double u = dv_opr_unit_roundoff(s->p.out == MM_OUT_F32 ? DV_DT_F32 : DV_DT_F16);
         *want = x / (1 + exp(-a * x));
-        *tol = 1.1 * *tol + 8 * u * fabs(x);
+        *tol = 1.1 * *tol + 8 * u->u_ub * fabs(x);
     }
+}
+
+/* The bias row as doubles (NULL without a bias; *fail on no memory). */
+static double *mm_bias_doubles(const dv_opr_run *r, const mm_problem *p, bool *fail)
+{
+    *fail = false;
+    if (!p->bias)
+        return NULL;
+    double *b = malloc(sizeof(double) * (size_t)p->n);
+    if (!b) {
+        *fail = true;
+        return NULL;
+    }
+    ref_load_row(dv_opr_tensor_find((dv_opr_run *)r, "bias")->host, mm_in_type(p->dt), 0, p->n, b);
+    return b;
 }
 
 /* The fast reference (refgemm.h): A and B as doubles by panels. */
 typedef struct mm_ref {
     const mm_state *s;
-    const uint8_t *a, *b, *c, *bias;
+    mm_rule rule;
+    const uint8_t *a, *b, *c;
+    const double *bias;
     const dv_opr_tensor *tab;
-    dv_dtype in, outt;
+    dv_dtype in;
     uint64_t batch; /* the matrix of the batch being checked */
 } mm_ref;
 
@@ -533,19 +571,31 @@ static void ref_load_b(const void *user, uint64_t j0, uint64_t cols, double *dst
             dst[kk * ld + c] = dv_opr_load(x->b, x->in, base + (j0 + c) * k + kk);
 }
 
+/* A block's rows compared a run of columns at a time: C's values loaded
+ * and the expected values and tolerances computed in a loop of their own,
+ * then handed to dv_opr_compare_run (a third of a 1024^3 check had gone to
+ * calls per element). */
+enum { VISIT_RUN = 256 };
 static void ref_visit(const void *user, dv_opr_check *chk, uint64_t i0, uint64_t rows, uint64_t j0,
                       uint64_t cols, const double *c, const float *sabs, uint64_t ld, const ref_refine *rf)
 {
     const mm_ref *x = user;
     uint64_t ldc = x->s->t.ldc, k = x->s->p.k, row0 = x->batch * x->s->p.m + i0; /* C's rows: batch-major */
+    double got[VISIT_RUN], want[VISIT_RUN], tol[VISIT_RUN];
     for (uint64_t r = 0; r < rows; r++)
-        for (uint64_t cc = 0; cc < cols; cc++) {
-            double want, tol, sb = sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0;
-            expect_fused(x->s, x->tab, x->bias, x->in, j0 + cc, c[r * ld + cc], sb, &want, &tol);
-            double got = dv_opr_load(x->c, x->outt, (row0 + r) * ldc + j0 + cc);
-            if (ref_unsure(rf, r, cc, got, want, tol)) /* c from a float product, near the bound */
-                expect_fused(x->s, x->tab, x->bias, x->in, j0 + cc, ref_exact(rf, r, cc), sb, &want, &tol);
-            dv_opr_compare_to(chk, "c", row0 + r, j0 + cc, got, want, tol);
+        for (uint64_t c0 = 0; c0 < cols; c0 += VISIT_RUN) {
+            uint64_t n = cols - c0 < VISIT_RUN ? cols - c0 : VISIT_RUN;
+            ref_load_row(x->c, x->rule.outt, (row0 + r) * ldc + j0 + c0, n, got);
+            for (uint64_t i = 0; i < n; i++) {
+                uint64_t cc = c0 + i;
+                double sb = sabs ? ref_abs_bound(sabs[r * ld + cc], k) : 0;
+                expect_fused(x->s, &x->rule, x->tab, x->bias, j0 + cc, c[r * ld + cc], sb, &want[i], &tol[i]);
+                if (ref_unsure(rf, r, cc, got[i], want[i],
+                               tol[i])) /* c from a float product, near the bound */
+                    expect_fused(x->s, &x->rule, x->tab, x->bias, j0 + cc, ref_exact(rf, r, cc), sb, &want[i],
+                                 &tol[i]);
+            }
+            dv_opr_compare_run(chk, "c", row0 + r, j0 + c0, n, got, want, tol);
         }
 }
 
@@ -553,16 +603,18 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
 {
     const mm_state *s = r->state;
     const mm_problem *p = &s->p;
+    bool fail;
+    double *bias = mm_bias_doubles(r, p, &fail);
+    if (fail)
+        return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
     mm_ref x = {.s = s,
+                .rule = mm_rule_of(p),
                 .a = dv_opr_tensor_find(r, "a")->host,
                 .b = dv_opr_tensor_find(r, "b")->host,
                 .c = dv_opr_gm(r, s->c),
                 .tab = dv_opr_tensor_find(r, "scales"),
-                .bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL,
-                .in = mm_in_type(p->dt),
-                .outt = p->out == MM_OUT_F32   ? DV_DT_F32
-                        : p->out == MM_OUT_REQ ? DV_DT_S8
-                                               : DV_DT_F16};
+                .bias = bias,
+                .in = mm_in_type(p->dt)};
     describe_tolerance(r, p);
     ref_gemm g = {.m = p->m,
                   .n = p->n,
@@ -572,12 +624,11 @@ static dv_status check_fast(dv_opr_run *r, dv_error *err)
                   .visit = ref_visit,
                   .user = &x,
                   .abs = p->dt != 2};
-    for (x.batch = 0; x.batch < s->t.batch; x.batch++) {
-        dv_status st = ref_gemm_check(r, &g, err);
-        if (st != DV_OK || dv_opr_check_stop(r))
-            return st;
-    }
-    return DV_OK;
+    dv_status st = DV_OK;
+    for (x.batch = 0; x.batch < s->t.batch && st == DV_OK && !dv_opr_check_stop(r); x.batch++)
+        st = ref_gemm_check(r, &g, err);
+    free(bias);
+    return st;
 }
 
 /* The plain reference: a triple loop in double, sum|a b| exact. */
@@ -587,18 +638,20 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
     const mm_problem *p = &s->p;
     const mm_tiling *t = &s->t;
     dv_dtype in = mm_in_type(p->dt);
-    dv_dtype outt = p->out == MM_OUT_F32 ? DV_DT_F32 : p->out == MM_OUT_REQ ? DV_DT_S8 : DV_DT_F16;
+    mm_rule rule = mm_rule_of(p);
     const uint8_t *a = dv_opr_tensor_find(r, "a")->host, *b = dv_opr_tensor_find(r, "b")->host;
     const dv_opr_tensor *tab = dv_opr_tensor_find(r, "scales");
-    const uint8_t *c = dv_opr_gm(r, s->c), *bias = p->bias ? dv_opr_tensor_find(r, "bias")->host : NULL;
+    const uint8_t *c = dv_opr_gm(r, s->c);
     uint64_t m = p->m, n = p->n, k = p->k;
-    bool bt = in == DV_DT_S8 || p->tb;
+    bool bt = in == DV_DT_S8 || p->tb, fail;
     /* B as doubles, column-major (contiguous along K for the dot), one
      * matrix of the batch at a time. */
     double *bcol = malloc(sizeof(double) * (size_t)(n * k)), *ar = malloc(sizeof(double) * (size_t)k);
-    if (!bcol || !ar) {
+    double *bias = mm_bias_doubles(r, p, &fail);
+    if (!bcol || !ar || fail) {
         free(bcol);
         free(ar);
+        free(bias);
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory for the reference");
     }
     describe_tolerance(r, p);
@@ -620,14 +673,15 @@ static dv_status check_plain(dv_opr_run *r, dv_error *err)
                     sum += ar[kk] * bc[kk];
                     sabs += fabs(ar[kk] * bc[kk]);
                 }
-                double got = dv_opr_load(c, outt, (cb + i) * t->ldc + j), want, tol;
-                expect_fused(s, tab, bias, in, j, sum, sabs, &want, &tol);
+                double got = dv_opr_load(c, rule.outt, (cb + i) * t->ldc + j), want, tol;
+                expect_fused(s, &rule, tab, bias, j, sum, sabs, &want, &tol);
                 dv_opr_compare(r, "c", cb + i, j, got, want, tol);
             }
         }
     }
     free(bcol);
     free(ar);
+    free(bias);
     return DV_OK;
 }
 
