@@ -186,12 +186,18 @@ static bool exec_copy(dv_unit_ctx *c, const dv_op *op, route rt)
 /* One row r of matrix t: its C0 blocks, the last padded with zeros. */
 static void nd2nz_row(const dv_nd2nz_work *w, const uint8_t *row, uint64_t t, uint64_t r)
 {
-    uint64_t blocks = ceil_div(w->d, w->c0);
-    for (uint64_t cb = 0; cb < blocks; cb++) {
-        uint8_t *blk = w->l1 + (t * w->dstmat + cb * w->dstc0 + r * w->dstn) * XF_BLOCK;
-        uint64_t have = w->d - cb * w->c0 < w->c0 ? w->d - cb * w->c0 : w->c0;
-        memmove(blk, row + cb * w->c0 * w->size, (size_t)(have * w->size));
-        memset(blk + have * w->size, 0, (size_t)((w->c0 - have) * w->size));
+    /* whole 32-byte blocks by a copy of constant size (inlined: a call
+     * per block was a sixth of a 4096^3 matmul's host time); GM and L1 are
+     * separate buffers, so no overlap */
+    uint64_t whole = w->d / w->c0, blocks = ceil_div(w->d, w->c0);
+    uint8_t *l1 = w->l1 + (t * w->dstmat + r * w->dstn) * XF_BLOCK;
+    for (uint64_t cb = 0; cb < whole; cb++)
+        memcpy(l1 + cb * w->dstc0 * XF_BLOCK, row + cb * XF_BLOCK, XF_BLOCK);
+    if (whole < blocks) { /* the row's last, partial block: zeroes after it */
+        uint8_t *blk = l1 + whole * w->dstc0 * XF_BLOCK;
+        uint64_t have = (w->d - whole * w->c0) * w->size;
+        memcpy(blk, row + whole * XF_BLOCK, (size_t)have);
+        memset(blk + have, 0, (size_t)(XF_BLOCK - have));
     }
 }
 
