@@ -31,12 +31,13 @@ for sig in TERM HUP; do
     "$TC" "$DIR/$sig.json.gz" --stats "$DIR/$sig/stats.json" --stop interrupted || fail "SIG$sig: trace"
 done
 
-# SIGINT during the reference check: the simulation of this matmul takes a
-# fraction of a second; its reference (2^32 multiply-adds in double and as
-# many in float) on one thread with the C kernels (no OpenBLAS), at about
-# 16 GFLOP/s, close to a second, so the signal 0.2 s after the log's "end:"
-# line (the simulation is over) lands in the check.
-DVSIM_NO_OPENBLAS=1 "$D" run matmul --shape M=1024,N=1024,K=4096 --threads 1 --log sim=info --out "$DIR/check" \
+# SIGINT during the reference check: the simulation of this matmul takes
+# about 0.7 s; its reference (2^34 multiply-adds in float, and their
+# bound S) on one thread with the C kernels (no OpenBLAS) about 0.65 s on
+# a 2-vCPU EPYC, so the signal 0.05 s after the log's "end:" line (the
+# simulation is over) lands in the check. (At K=4096 and 0.2 s the check
+# had grown fast enough to finish first.)
+DVSIM_NO_OPENBLAS=1 "$D" run matmul --shape M=1024,N=1024,K=16384 --threads 1 --log sim=info --out "$DIR/check" \
     >"$DIR/check.out" 2>"$DIR/check.err" &
 pid=$!
 i=0
@@ -44,7 +45,7 @@ while ! grep -q "sim: info: end:" "$DIR/check.err" 2>/dev/null && [ $i -lt 3000 
     sleep 0.01
     i=$((i + 1))
 done
-sleep 0.2
+sleep 0.05
 kill -INT $pid
 wait $pid
 rc=$?
