@@ -41,6 +41,10 @@ dv_status dv_core_start_block(dv_core *c, uint64_t block_idx, uint64_t block_dim
     }
     if (c->hooks && c->hooks->block)
         c->hooks->block(c->hooks->user, c->net_index, block_idx, cycle);
+    /* At equal cycles the Scalar units go in the order of the AI cores they
+     * run on (after a launch's start, rank 0), whenever each was scheduled:
+     * that lets one run ahead of the queue (core_scalar.c). */
+    dv_event_set_rank(&c->scalar_ev, (uint32_t)c->core_id + 1);
     return dv_evq_schedule(c->q, &c->scalar_ev, cycle, DV_PRIO_SCALAR, err);
 }
 

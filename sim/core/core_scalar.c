@@ -346,16 +346,45 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
 }
 
 /* The Scalar unit: fetch, execute or dispatch one instruction, then come
- * back after its latency.  When no other event can fire before then
- * (dv_evq_run_ahead), it goes on in the same firing: the same cycles as a
- * new event, without the event queue's cost; at most RUN_AHEAD
- * instructions, so that a run stays responsive to interrupts. */
+ * back after its latency.  It goes on in the same firing, without the
+ * event queue's cost, in two cases:
+ *   - the next instruction is private (scalar_private): nothing else can
+ *     see it or change what it does, so it runs at its own cycle ahead of
+ *     the queue, whatever other cores' events come first.  Its core's
+ *     Scalar event has a rank of its own (core.c), so the event it
+ *     schedules at the end has the place among equal cycles it would have
+ *     had if scheduled one instruction at a time;
+ *   - no other event can fire before then (dv_evq_run_ahead).
+ * Both stop at the queue's horizon (an observer's tick, the end of the
+ * slice: sim_set_horizon) and when hooks watch the core, and after
+ * RUN_AHEAD instructions, so that a run stays responsive to interrupts.
+ * The cycles and the order of everything are those of one event per
+ * instruction.  Only a run stopped early by another core's fault can
+ * find this core's registers and counts up to RUN_AHEAD instructions on. */
 enum { RUN_AHEAD = 4096 };
+
+/* Instructions that read and write only the Scalar unit's registers and
+ * pc: no memory, CSR, flag or queue. */
+static bool scalar_private(const dv_insn_info *info)
+{
+    return info->pipe == DV_PIPE_S && (info->tclass == DV_TC_ALU || info->tclass == DV_TC_MUL ||
+                                       info->tclass == DV_TC_DIV || info->tclass == DV_TC_BRANCH);
+}
+
+/* The instruction at pc is private, already decoded and in the kernel. */
+static bool next_is_private(const dv_core *c, uint64_t pc)
+{
+    size_t idx = (size_t)(pc / DV_INSN_BYTES);
+    return !(pc % DV_INSN_BYTES) && idx < c->ninsns && c->text_ok[idx] == CORE_TEXT_PRIVATE &&
+           pc - c->kernel->entry < c->kernel->size;
+}
 
 void core_scalar_event(dv_event *ev, void *ctx)
 {
     (void)ctx;
     dv_core *c = (dv_core *)((char *)ev - offsetof(dv_core, scalar_ev));
+    uint64_t ahead = 0; /* cycles the private instructions ran ahead of the queue's now */
+    uint64_t at;        /* the next instruction's cycle */
     for (unsigned n = 0;; n++) {
         if (c->stop != DV_STOP_NONE || c->ended)
             return;
@@ -378,9 +407,11 @@ void core_scalar_event(dv_event *ev, void *ctx)
             uint64_t w = 0;
             for (int b = 0; b < 8; b++)
                 w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
-            c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? 1 : 2;
+            c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) != DV_OK ? CORE_TEXT_ILLEGAL
+                              : scalar_private(dv_isa_info(c->text[idx].op)) ? CORE_TEXT_PRIVATE
+                                                                             : CORE_TEXT_DECODED;
         }
-        if (c->text_ok[idx] != 1) {
+        if (c->text_ok[idx] == CORE_TEXT_ILLEGAL) {
             illegal_instruction(c, idx);
             return;
         }
@@ -412,9 +443,16 @@ void core_scalar_event(dv_event *ev, void *ctx)
         }
         c->instret++;
         c->pc = next;
-        if (n + 1 >= RUN_AHEAD || c->stop != DV_STOP_NONE || !dv_evq_run_ahead(c->q, c->q->now + lat)) {
-            core_schedule(c, &c->scalar_ev, c->q->now + lat, DV_PRIO_SCALAR);
-            return;
+        at = c->q->now + ahead + lat;
+        if (n + 1 >= RUN_AHEAD || c->stop != DV_STOP_NONE)
+            break;
+        if (!c->hooks && at <= c->q->limit && next_is_private(c, next)) {
+            ahead += lat; /* only private ones run with ahead > 0 */
+            continue;
         }
+        if (!dv_evq_run_ahead(c->q, at))
+            break;
+        ahead = 0;
     }
+    core_schedule(c, &c->scalar_ev, at, DV_PRIO_SCALAR);
 }

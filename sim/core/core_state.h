@@ -27,6 +27,14 @@
 
 enum { DV_SDATA_BYTES = 65536, DV_MAX_REQUESTS = DV_MAX_DMA_REQUESTS /* requests in flight per engine */ };
 
+/* What the fetch knows of a word of .text (core_scalar.c). */
+typedef enum core_text_state {
+    CORE_TEXT_UNDECODED = 0,
+    CORE_TEXT_DECODED,
+    CORE_TEXT_ILLEGAL, /* does not decode */
+    CORE_TEXT_PRIVATE, /* decoded, and touches only the Scalar unit's registers and pc */
+} core_text_state;
+
 typedef struct dv_pipe_state {
     dv_op *queue; /* ring of `depth` entries */
     unsigned head, count, depth;
@@ -71,7 +79,7 @@ typedef struct dv_core {
     const dv_obj_kernel *kernel;
     const dv_obj *obj;
     dv_insn *text;    /* .text, decoded on first fetch */
-    uint8_t *text_ok; /* per word: 0 not decoded yet, 1 decoded, 2 does not decode */
+    uint8_t *text_ok; /* per word, a core_text_state */
     size_t ninsns;
     uint64_t regs[DV_NUM_REGS];
     /* the rest of the Scalar unit */

@@ -319,7 +319,7 @@ bool sim_runs_advance(dv_sim *s, uint64_t until, dv_error *err)
                 s->horizon = until;
             return true;
         }
-        s->q.limit = r->max_cycles && r->max_cycles < until ? r->max_cycles : until;
+        sim_set_horizon(s, until, r->max_cycles);
         dv_evq_step(&s->q);
     }
     dv_error_set(err, DV_ERR_NOMEM, "out of memory");

@@ -294,6 +294,19 @@ size_t sim_clocks_queued(const dv_sim *s)
     return n;
 }
 
+/* How far an event may run ahead of the queue (dv_evq_run_ahead, the
+ * Scalar unit's own instructions): to the end of the slice and the cycle
+ * limit, where the front end looks, and to an observer's next tick, which
+ * looks at the cores after their events of its cycle. */
+void sim_set_horizon(dv_sim *s, uint64_t until, uint64_t max_cycles)
+{
+    uint64_t h = max_cycles && max_cycles < until ? max_cycles : until;
+    for (unsigned i = 0; i < s->nhooks; i++)
+        if (dv_event_queued(&s->clocks[i].ev) && s->clocks[i].ev.cycle < h)
+            h = s->clocks[i].ev.cycle;
+    s->q.limit = h;
+}
+
 dv_status sim_start_clocks(dv_sim *s, dv_error *err)
 {
     for (unsigned i = 0; i < s->nhooks; i++) {
@@ -636,9 +649,7 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
                 core_async_join(&s->cores[i]); /* the front end may look at the buffers */
             return true;
         }
-        /* An event may run ahead (dv_evq_run_ahead) no further than the
-         * slice and the cycle limit allow. */
-        s->q.limit = s->max_cycles && s->max_cycles < until ? s->max_cycles : until;
+        sim_set_horizon(s, until, s->max_cycles);
         dv_evq_step(&s->q);
     }
     s->running = false;

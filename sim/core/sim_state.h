@@ -61,10 +61,12 @@ struct dv_sim {
 };
 
 /* sim.c, for launch.c: the cores' observers (one or the fan-out), the
- * observers' clocks and those queued, the host threads for a setting. */
+ * observers' clocks and those queued, the horizon of the next event, the
+ * host threads for a setting. */
 void sim_choose_core_hooks(dv_sim *s);
 dv_status sim_start_clocks(dv_sim *s, dv_error *err);
 size_t sim_clocks_queued(const dv_sim *s);
+void sim_set_horizon(dv_sim *s, uint64_t until, uint64_t max_cycles);
 unsigned sim_host_threads(unsigned setting);
 /* launch.c: dv_sim_advance, dv_sim_finish and dv_sim_destroy of a chip
  * opened for several launches (dv_sim_open). */

@@ -43,6 +43,8 @@ static bool before(const dv_event *a, const dv_event *b)
         return a->cycle < b->cycle;
     if (a->prio != b->prio)
         return a->prio < b->prio;
+    if (a->rank != b->rank)
+        return a->rank < b->rank;
     return a->seq < b->seq;
 }
 
@@ -98,17 +100,25 @@ static void heap_remove(dv_evq *q, dv_event *ev)
 
 /* ---- the calendar of the near events ---- */
 
-static void cal_append(dv_evq *q, dv_event *ev)
+/* ev has the highest seq yet: it goes after the last event of its rank or
+ * lower (at the tail, unless it is ranked below events already there). */
+static void cal_insert(dv_evq *q, dv_event *ev)
 {
     unsigned s = (unsigned)(ev->cycle % DV_EVQ_SLOTS);
     dv_evq_list *l = &q->cal[s][ev->prio];
-    ev->next = NULL;
-    ev->prev = l->tail;
-    if (l->tail)
-        l->tail->next = ev;
+    dv_event *after = l->tail;
+    while (after && after->rank > ev->rank)
+        after = after->prev;
+    ev->prev = after;
+    ev->next = after ? after->next : l->head;
+    if (ev->next)
+        ev->next->prev = ev;
+    else
+        l->tail = ev;
+    if (after)
+        after->next = ev;
     else
         l->head = ev;
-    l->tail = ev;
     q->prios[s] |= (uint8_t)(1u << ev->prio);
     q->slots |= 1ull << s;
 }
@@ -196,7 +206,7 @@ dv_status dv_evq_schedule(dv_evq *q, dv_event *ev, uint64_t cycle, dv_evprio pri
     if (ev->cycle - q->now < DV_EVQ_SLOTS) {
         ev->seq = q->next_seq++;
         ev->where = DV_EVQ_CALENDAR;
-        cal_append(q, ev);
+        cal_insert(q, ev);
         queued(q, ev);
         return DV_OK;
     }
@@ -227,16 +237,16 @@ uint64_t dv_evq_next_cycle(const dv_evq *q)
 }
 
 /* Removes the earliest event ev.  When it came from a calendar list that
- * holds more, the next of that list is the new earliest: it has the same
- * cycle and priority, nothing else in the calendar comes between, and a
- * heap event of that cycle and priority would have come before ev (it was
- * scheduled DV_EVQ_SLOTS cycles or more before, so with a lower seq). */
+ * holds more, the next of that list is the new earliest of the calendar:
+ * it has the same cycle and priority, and nothing else in the calendar
+ * comes between.  Only a heap event of that cycle and priority, ranked
+ * between the two, can: a heap event is compared. */
 static void pop_first(dv_evq *q, dv_event *ev)
 {
     dv_event *next = ev->where == DV_EVQ_CALENDAR ? ev->next : NULL;
     unqueue(q, ev);
     if (next) {
-        q->head = next;
+        q->head = q->hcount && before(q->heap[0], next) ? q->heap[0] : next;
         q->head_known = true;
     }
 }

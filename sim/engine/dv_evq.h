@@ -1,7 +1,11 @@
 /* dv_evq.h - the discrete-event queue at the heart of the timing model.
  *
- * Events are ordered by (cycle, priority, insertion order), so the same
- * input always fires the same events in the same order.  Events live inside
+ * Events are ordered by (cycle, priority, rank, insertion order), so the
+ * same input always fires the same events in the same order.  The rank is
+ * 0 unless the owner sets one (dv_event_set_rank): an event whose rank no
+ * other event of its priority shares has a place among equal cycles that
+ * does not depend on when it was scheduled (a core's Scalar unit, which
+ * can then run ahead of the queue: core_scalar.c).  Events live inside
  * their owners (a pipe, a DMA engine, a sampler): scheduling one allocates
  * nothing.  Time jumps from one event to the next, so idle cycles cost
  * nothing.
@@ -44,6 +48,7 @@ struct dv_event {
     dv_event *next;      /* in its calendar list */
     dv_event *prev;      /* in its calendar list */
     uint32_t heap_index; /* position in the heap + 1; 0 = not in the heap */
+    uint32_t rank;       /* at equal cycle and priority, lower fires first (then seq) */
     uint8_t prio;
     uint8_t where; /* DV_EVQ_NONE, _HEAP or _CALENDAR */
 };
@@ -51,6 +56,7 @@ struct dv_event {
 enum { DV_EVQ_NONE, DV_EVQ_HEAP, DV_EVQ_CALENDAR };
 enum { DV_EVQ_SLOTS = 64, DV_EVQ_PRIOS = 5 }; /* slots: a power of two, one bit each in a uint64_t */
 
+/* One calendar list: events of one (cycle, priority) by (rank, seq). */
 typedef struct dv_evq_list {
     dv_event *head, *tail;
 } dv_evq_list;
@@ -82,6 +88,7 @@ static inline void dv_event_init(dv_event *ev, dv_event_fn fire)
     ev->seq = 0;
     ev->next = ev->prev = NULL;
     ev->heap_index = 0;
+    ev->rank = 0;
     ev->prio = 0;
     ev->where = DV_EVQ_NONE;
 }
@@ -89,6 +96,14 @@ static inline void dv_event_init(dv_event *ev, dv_event_fn fire)
 static inline bool dv_event_queued(const dv_event *ev)
 {
     return ev->where != DV_EVQ_NONE;
+}
+
+/* The rank takes effect at the next dv_evq_schedule (a queued event keeps
+ * its place until then). */
+static inline void dv_event_set_rank(dv_event *ev, uint32_t rank)
+{
+    if (!dv_event_queued(ev))
+        ev->rank = rank;
 }
 
 /* Queues ev to fire at `cycle` (>= now).  An event already queued is moved

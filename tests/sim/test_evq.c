@@ -1,4 +1,4 @@
-/* test_evq.c - the event queue fires by (cycle, priority, insertion order). */
+/* test_evq.c - the event queue fires by (cycle, priority, rank, insertion order). */
 #include "dv_evq.h"
 #include "dv_test_main.h"
 
@@ -13,6 +13,7 @@ typedef struct rec {
     int id;
     uint64_t cycle;
     int prio;
+    unsigned rank;
     int order; /* insertion order */
 } rec;
 
@@ -38,6 +39,8 @@ static int cmp_expected(const void *x, const void *y)
         return a->cycle < b->cycle ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio - b->prio;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
     return a->order - b->order;
 }
 
@@ -56,7 +59,10 @@ START_TEST(test_shuffled_order)
         recs[i].cycle = (s >> 16) % 97; /* many ties on cycle */
         s = s * 1103515245u + 12345u;
         recs[i].prio = (int)((s >> 16) % 5);
+        s = s * 1103515245u + 12345u;
+        recs[i].rank = i % 3 ? 0 : (s >> 16) % 7; /* most unranked, as in a simulation */
         dv_event_init(&recs[i].ev, on_fire);
+        dv_event_set_rank(&recs[i].ev, recs[i].rank);
     }
     /* schedule in a shuffled order; insertion order = position in that order */
     int perm[N];
@@ -126,7 +132,7 @@ START_TEST(test_reschedule_cancel_run_until)
 END_TEST
 
 /* The calendar and the heap together, against a reference that searches
- * every event for the least (cycle, priority, insertion): events that, as
+ * every event for the least (cycle, priority, rank, insertion): events that, as
  * they fire, reschedule themselves or others near (the calendar) and far
  * (the heap), move queued events, cancel them and run ahead. */
 enum { LIVE = 300, FIRINGS = 60000 };
@@ -136,6 +142,7 @@ typedef struct mix_ev {
     bool queued;
     uint64_t cycle, order;
     int prio;
+    unsigned rank; /* some events ranked, a few sharing a rank */
 } mix_ev;
 
 typedef struct mix_ctx {
@@ -168,9 +175,12 @@ static mix_ev *mix_expected(mix_ctx *m)
     mix_ev *best = NULL;
     for (int i = 0; i < LIVE; i++) {
         mix_ev *e = &m->ev[i];
-        if (e->queued &&
-            (!best || e->cycle < best->cycle || (e->cycle == best->cycle && e->prio < best->prio) ||
-             (e->cycle == best->cycle && e->prio == best->prio && e->order < best->order)))
+        if (!e->queued)
+            continue;
+        if (!best || e->cycle != best->cycle ? !best || e->cycle < best->cycle
+            : e->prio != best->prio          ? e->prio < best->prio
+            : e->rank != best->rank          ? e->rank < best->rank
+                                             : e->order < best->order)
             best = e;
     }
     return best;
@@ -187,7 +197,7 @@ static void on_mix(dv_event *ev, void *ctx)
     mix_ctx *m = ctx;
     mix_ev *self = (mix_ev *)ev;
     if (self != m->expect || m->q->now != self->cycle)
-        m->bad = true; /* not the least (cycle, priority, insertion), or at the wrong time */
+        m->bad = true; /* not the least (cycle, priority, rank, insertion), or at the wrong time */
     self->queued = false;
     m->fired++;
     if (m->fired > FIRINGS)
@@ -223,6 +233,8 @@ START_TEST(test_calendar_and_heap)
     dv_evq_init(&q, &m);
     for (int i = 0; i < LIVE; i++) {
         dv_event_init(&m.ev[i].ev, on_mix);
+        m.ev[i].rank = i % 4 ? 0 : (unsigned)(i % 7);
+        dv_event_set_rank(&m.ev[i].ev, m.ev[i].rank);
         if (i % 3 == 0)
             mix_schedule(&m, &m.ev[i], mix_delta(&m), (int)(mix_rand(&m) % 5));
     }
@@ -243,6 +255,38 @@ START_TEST(test_calendar_and_heap)
 }
 END_TEST
 
+/* A far event (in the heap) ranked between two near ones (in the
+ * calendar) of its cycle and priority fires between them. */
+START_TEST(test_rank_across_heap_and_calendar)
+{
+    static rec r[4];
+    static log_ctx lc;
+    dv_evq q;
+    lc.n = 0;
+    lc.q = &q;
+    dv_evq_init(&q, &lc);
+    for (int i = 0; i < 4; i++) {
+        r[i].id = i;
+        dv_event_init(&r[i].ev, on_fire);
+    }
+    dv_event_set_rank(&r[0].ev, 2);
+    dv_event_set_rank(&r[1].ev, 1);
+    dv_event_set_rank(&r[2].ev, 3);
+    ck_assert_int_eq(dv_evq_schedule(&q, &r[0].ev, 1000, DV_PRIO_SCALAR, NULL), DV_OK); /* the heap */
+    ck_assert_int_eq(dv_evq_schedule(&q, &r[3].ev, 990, DV_PRIO_SCALAR, NULL), DV_OK);
+    ck_assert(dv_evq_step(&q));                                                         /* now 990 */
+    ck_assert_int_eq(dv_evq_schedule(&q, &r[2].ev, 1000, DV_PRIO_SCALAR, NULL), DV_OK); /* the calendar */
+    ck_assert_int_eq(dv_evq_schedule(&q, &r[1].ev, 1000, DV_PRIO_SCALAR, NULL), DV_OK);
+    while (dv_evq_step(&q))
+        ;
+    ck_assert_int_eq(lc.n, 4);
+    ck_assert_int_eq(lc.fired[1], 1);
+    ck_assert_int_eq(lc.fired[2], 0);
+    ck_assert_int_eq(lc.fired[3], 2);
+    dv_evq_destroy(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("evq");
@@ -250,6 +294,7 @@ int main(void)
     tcase_add_test(tc, test_shuffled_order);
     tcase_add_test(tc, test_reschedule_cancel_run_until);
     tcase_add_test(tc, test_calendar_and_heap);
+    tcase_add_test(tc, test_rank_across_heap_and_calendar);
     suite_add_tcase(s, tc);
     return dv_test_run(s);
 }
