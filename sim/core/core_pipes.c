@@ -36,16 +36,25 @@ void core_set_flag(dv_core *c, const dv_insn *in)
 
 /* ---- dispatch from the Scalar unit ---- */
 
-bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op)
+bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op, uint64_t at)
 {
     dv_pipe_state *p = &c->pipes[pipe];
     if (p->count == p->depth)
         return false;
     p->queue[(p->head + p->count) % p->depth] = *op;
-    p->queue[(p->head + p->count) % p->depth].dispatched = c->q->now;
+    p->queue[(p->head + p->count) % p->depth].dispatched = at;
     p->count++;
-    if (!p->busy && !p->waiting && !dv_event_queued(&p->ev))
-        core_schedule(c, &p->ev, c->q->now, DV_PRIO_ISSUE);
+    if (!p->busy && !p->waiting && !dv_event_queued(&p->ev)) {
+        if (at == c->q->now) {
+            core_schedule(c, &p->ev, at, DV_PRIO_ISSUE); /* fires next, right after the Scalar unit */
+        } else {
+            /* The Scalar unit runs ahead (core_scalar.c): its event at `at`
+             * is not queued, and the issue takes its place (its priority
+             * and rank), which is where it would fire, right after it. */
+            dv_event_set_rank(&p->ev, c->scalar_ev.rank);
+            core_schedule(c, &p->ev, at, DV_PRIO_SCALAR);
+        }
+    }
     return true;
 }
 
@@ -103,6 +112,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
     (void)ctx;
     dv_pipe_state *p = (dv_pipe_state *)((char *)ev - offsetof(dv_pipe_state, ev));
     dv_core *c = p->core;
+    dv_event_set_rank(ev, 0); /* a dispatch ahead gave it the Scalar unit's (core_dispatch) */
     if (c->stop != DV_STOP_NONE)
         return;
     if (p->busy) {

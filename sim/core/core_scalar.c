@@ -265,8 +265,9 @@ static void illegal_instruction(dv_core *c, size_t idx)
     core_fault(c, DV_PIPE_S, c->pc, "%s", e.msg); /* "illegal instruction 0x...: why" */
 }
 
-/* Non-scalar instructions: sync handled here or queued, tensor work queued. */
-static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
+/* Non-scalar instructions: sync handled here or queued, tensor work queued;
+ * `at` is the cycle: now, or later for a dispatch run ahead of the queue. */
+static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat, uint64_t at)
 {
     dv_pipe pipe = dv_insn_pipe(in);
     *lat = c->cfg->s_dispatch_cycles;
@@ -337,9 +338,9 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
     op.pc = c->pc;
     for (int i = 0; i < 5; i++)
         op.r[i] = c->regs[in->f[DV_F_R0 + i]];
-    if (!core_dispatch(c, pipe, &op)) {
+    if (!core_dispatch(c, pipe, &op, at)) {
         c->stalled_on = (int)pipe;
-        c->stall_since = c->q->now;
+        c->stall_since = at;
         return false; /* retried when the queue has room */
     }
     return true;
@@ -347,20 +348,26 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat)
 
 /* The Scalar unit: fetch, execute or dispatch one instruction, then come
  * back after its latency.  It goes on in the same firing, without the
- * event queue's cost, in two cases:
- *   - the next instruction is private (scalar_private): nothing else can
- *     see it or change what it does, so it runs at its own cycle ahead of
- *     the queue, whatever other cores' events come first.  Its core's
- *     Scalar event has a rank of its own (core.c), so the event it
- *     schedules at the end has the place among equal cycles it would have
- *     had if scheduled one instruction at a time;
- *   - no other event can fire before then (dv_evq_run_ahead).
- * Both stop at the queue's horizon (an observer's tick, the end of the
- * slice: sim_set_horizon) and when hooks watch the core, and after
- * RUN_AHEAD instructions, so that a run stays responsive to interrupts.
- * The cycles and the order of everything are those of one event per
- * instruction.  Only a run stopped early by another core's fault can
- * find this core's registers and counts up to RUN_AHEAD instructions on. */
+ * event queue's cost, when the next instruction may run ahead of the queue
+ * (may_run_ahead) or when no other event can fire before it
+ * (dv_evq_run_ahead).  An instruction runs ahead at its own cycle, whatever
+ * other cores' events come first, when nothing can see it or change what
+ * it does before then:
+ *   - a private instruction (ALU, multiply, divide, branch: the unit's
+ *     registers and pc only), always;
+ *   - a dispatch to a pipe's queue, on a core no other core can reach (no
+ *     cross-core flags: a coupled chip) and none of whose pipes has an
+ *     event due by then; a pipe it wakes takes the unit's place in the
+ *     queue (core_dispatch).
+ * The unit's event has a rank of its own (core.c), so the one it schedules
+ * at the end has the place among equal cycles it would have had if
+ * scheduled one instruction at a time.  Running ahead stops at the queue's
+ * horizon (an observer's tick, the end of the slice: sim_set_horizon),
+ * when hooks watch the core, and after RUN_AHEAD instructions, so that a
+ * run stays responsive to interrupts.  The cycles and the order of
+ * everything are those of one event per instruction; only a run stopped
+ * early by another core's fault can find this core up to RUN_AHEAD
+ * instructions on. */
 enum { RUN_AHEAD = 4096 };
 
 /* Instructions that read and write only the Scalar unit's registers and
@@ -371,12 +378,44 @@ static bool scalar_private(const dv_insn_info *info)
                                        info->tclass == DV_TC_DIV || info->tclass == DV_TC_BRANCH);
 }
 
-/* The instruction at pc is private, already decoded and in the kernel. */
-static bool next_is_private(const dv_core *c, uint64_t pc)
+static core_text_state text_state(const dv_insn *in)
+{
+    if (scalar_private(dv_isa_info(in->op)))
+        return CORE_TEXT_PRIVATE;
+    dv_pipe pipe = dv_insn_pipe(in);
+    if (pipe != DV_PIPE_S && pipe != DV_PIPE_ALL && in->op != DV_OP_CC_SET_FLAG &&
+        in->op != DV_OP_CC_WAIT_FLAG)
+        return CORE_TEXT_DISPATCH;
+    return CORE_TEXT_DECODED;
+}
+
+/* A dispatch can run ahead to cycle `at`: it would not fault (issue_to_pipe's
+ * checks) or stall, and none of the core's pipes has an event due by then. */
+static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t at)
+{
+    dv_pipe pipe = dv_insn_pipe(in);
+    if (c->cc || !core_has_pipe(c, pipe) || c->pipes[pipe].count == c->pipes[pipe].depth)
+        return false;
+    if ((in->op == DV_OP_SET_FLAG || in->op == DV_OP_WAIT_FLAG) &&
+        (in->f[DV_F_SRC] == DV_PIPE_ALL || in->f[DV_F_DST] == DV_PIPE_ALL ||
+         (uint64_t)in->f[DV_F_ID] >= c->cfg->event_ids))
+        return false;
+    for (int i = 0; i < DV_PIPE_COUNT; i++)
+        if (dv_event_queued(&c->pipes[i].ev) && c->pipes[i].ev.cycle <= at)
+            return false;
+    return true;
+}
+
+/* The instruction at pc, already decoded and in the kernel, may run at
+ * cycle `at` ahead of the queue. */
+static bool may_run_ahead(const dv_core *c, uint64_t pc, uint64_t at)
 {
     size_t idx = (size_t)(pc / DV_INSN_BYTES);
-    return !(pc % DV_INSN_BYTES) && idx < c->ninsns && c->text_ok[idx] == CORE_TEXT_PRIVATE &&
-           pc - c->kernel->entry < c->kernel->size;
+    if (c->hooks || at > c->q->limit || pc % DV_INSN_BYTES || idx >= c->ninsns ||
+        pc - c->kernel->entry >= c->kernel->size)
+        return false;
+    return c->text_ok[idx] == CORE_TEXT_PRIVATE ||
+           (c->text_ok[idx] == CORE_TEXT_DISPATCH && dispatch_may_run_ahead(c, &c->text[idx], at));
 }
 
 void core_scalar_event(dv_event *ev, void *ctx)
@@ -407,9 +446,8 @@ void core_scalar_event(dv_event *ev, void *ctx)
             uint64_t w = 0;
             for (int b = 0; b < 8; b++)
                 w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
-            c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) != DV_OK ? CORE_TEXT_ILLEGAL
-                              : scalar_private(dv_isa_info(c->text[idx].op)) ? CORE_TEXT_PRIVATE
-                                                                             : CORE_TEXT_DECODED;
+            c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? text_state(&c->text[idx])
+                                                                             : CORE_TEXT_ILLEGAL;
         }
         if (c->text_ok[idx] == CORE_TEXT_ILLEGAL) {
             illegal_instruction(c, idx);
@@ -430,7 +468,7 @@ void core_scalar_event(dv_event *ev, void *ctx)
             if (!lat)
                 return;
             c->stats.scalar_insns++;
-        } else if (!issue_to_pipe(c, in, &lat)) {
+        } else if (!issue_to_pipe(c, in, &lat, c->q->now + ahead)) {
             return; /* stalled (woken later) or faulted */
         }
         c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
@@ -446,8 +484,8 @@ void core_scalar_event(dv_event *ev, void *ctx)
         at = c->q->now + ahead + lat;
         if (n + 1 >= RUN_AHEAD || c->stop != DV_STOP_NONE)
             break;
-        if (!c->hooks && at <= c->q->limit && next_is_private(c, next)) {
-            ahead += lat; /* only private ones run with ahead > 0 */
+        if (may_run_ahead(c, next, at)) {
+            ahead += lat;
             continue;
         }
         if (!dv_evq_run_ahead(c->q, at))

@@ -31,8 +31,9 @@ enum { DV_SDATA_BYTES = 65536, DV_MAX_REQUESTS = DV_MAX_DMA_REQUESTS /* requests
 typedef enum core_text_state {
     CORE_TEXT_UNDECODED = 0,
     CORE_TEXT_DECODED,
-    CORE_TEXT_ILLEGAL, /* does not decode */
-    CORE_TEXT_PRIVATE, /* decoded, and touches only the Scalar unit's registers and pc */
+    CORE_TEXT_ILLEGAL,  /* does not decode */
+    CORE_TEXT_PRIVATE,  /* decoded, and touches only the Scalar unit's registers and pc */
+    CORE_TEXT_DISPATCH, /* decoded, and goes to a pipe's queue (not S, all, or a cross-core flag) */
 } core_text_state;
 
 typedef struct dv_pipe_state {

@@ -1,13 +1,16 @@
 #!/bin/sh
-# run_ahead.sh DVSIM SRCROOT WORKDIR - a Scalar unit's private instructions
-# (core_scalar.c) run ahead of the event queue when nothing watches the
-# core, and one event per instruction when hooks do (--trace): every run
-# gives the same stats.json and outputs both ways.  The kernel of
-# scalar_ties.dvs puts many cores' Scalar units at equal cycles with
-# different histories (it fails without their rank, core.c); the operators
-# are mix kernels with cross-core flags (split chip), many blocks, and
-# Vector work; --max-cycles stops mid-run; a tick observer (the progress
-# line, DVSIM_PROGRESS=0) bounds how far a unit runs ahead.
+# run_ahead.sh DVSIM SRCROOT WORKDIR - a Scalar unit runs private
+# instructions and (on coupled chips) dispatches ahead of the event queue
+# when nothing watches the core (core_scalar.c), and one event per
+# instruction when hooks do (--trace): every run gives the same stats.json
+# and outputs both ways.  scalar_ties.dvs puts many cores' Scalar units at
+# equal cycles with different histories (it fails without their rank,
+# core.c); cc_ahead.dvs wakes a waiting pipe from another core while the
+# unit would dispatch behind the wait (it fails if a core that cross-core
+# flags reach dispatches ahead); the operators are mix kernels with
+# cross-core flags (split chip), many blocks and Vector work; --max-cycles
+# stops mid-run; observers' ticks (the progress line with DVSIM_PROGRESS=0,
+# PMU sampling every 1000 cycles) bound how far a unit runs ahead.
 set -u
 D=$1 SRC=$2 DIR=$3
 rm -rf "$DIR" && mkdir -p "$DIR" || exit 1
@@ -40,8 +43,12 @@ same ties "" $ties
 same ties-waves "" $SRC/tests/cli/scalar_ties.dvs --blocks 80 --gm src=zeros:524288 --arg rounds=64
 same ties-limit "" $ties --max-cycles 20001
 [ $rc_plain -eq 1 ] || fail "ties-limit: exit $rc_plain, not 1 (stopped at the cycle limit)"
+same cc-ahead "" $SRC/tests/cli/cc_ahead.dvs --chip ascend910b --arg rounds=4
 same matmul c matmul --shape M=300,N=700,K=600
 same matmul-mix c matmul --chip ascend910b --shape M=200,N=272,K=130,BIAS=1,ACT=2 --dtype f16-f32
 same attention o attention --chip ascend910b
 same softmax y softmax --shape R=300,C=1000
+same pmu "" matmul --shape M=1000,N=1000,K=1000 --pmu cube.busy_cycles,mte2.busy_cycles,scalar.instructions \
+    --pmu-period 1000
+cmp "$DIR/pmu.plain/pmu.samples.gz" "$DIR/pmu.traced/pmu.samples.gz" || fail "pmu: the samples differ when traced"
 echo "run ahead: $n runs, the same stats and outputs plain, traced and with ticks"
