@@ -36,13 +36,17 @@ void core_set_flag(dv_core *c, const dv_insn *in)
 
 /* ---- dispatch from the Scalar unit ---- */
 
-bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op, uint64_t at)
+bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_insn *in, uint64_t at)
 {
     dv_pipe_state *p = &c->pipes[pipe];
     if (p->count == p->depth)
         return false;
-    p->queue[(p->head + p->count) % p->depth] = *op;
-    p->queue[(p->head + p->count) % p->depth].dispatched = at;
+    dv_op *op = &p->queue[(p->head + p->count) % p->depth]; /* built in place: 300 bytes */
+    op->insn = *in;
+    op->pc = c->pc;
+    for (int i = 0; i < 5; i++)
+        op->r[i] = c->regs[in->f[DV_F_R0 + i]];
+    op->dispatched = at;
     p->count++;
     if (!p->busy && !p->waiting && !dv_event_queued(&p->ev)) {
         if (at == c->q->now) {

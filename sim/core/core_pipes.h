@@ -8,9 +8,10 @@
 /* set_flag's effect (in its source pipe, or on the Scalar unit for src=s):
  * sets the flag and wakes whoever waits for it. */
 void core_set_flag(dv_core *c, const dv_insn *in);
-/* Queues op in pipe's queue at cycle `at`: now, or later for a Scalar unit
- * that runs ahead (core_scalar.c); false if the queue is full. */
-bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_op *op, uint64_t at);
+/* Queues the Scalar unit's instruction `in` (at its pc, with its registers'
+ * values now) in pipe's queue at cycle `at`: now, or later for a Scalar
+ * unit that runs ahead (core_scalar.c); false if the queue is full. */
+bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_insn *in, uint64_t at);
 /* No pipe holds or executes an instruction. */
 bool core_pipes_idle(const dv_core *c);
 /* The pipes' event (dv_event_fn): completes the instruction in flight and

@@ -333,12 +333,7 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat, uint64_t
         *lat = c->cfg->barrier_cycles;
         return true;
     }
-    dv_op op;
-    op.insn = *in;
-    op.pc = c->pc;
-    for (int i = 0; i < 5; i++)
-        op.r[i] = c->regs[in->f[DV_F_R0 + i]];
-    if (!core_dispatch(c, pipe, &op, at)) {
+    if (!core_dispatch(c, pipe, in, at)) {
         c->stalled_on = (int)pipe;
         c->stall_since = at;
         return false; /* retried when the queue has room */
@@ -355,19 +350,20 @@ static bool issue_to_pipe(dv_core *c, const dv_insn *in, uint64_t *lat, uint64_t
  * it does before then:
  *   - a private instruction (ALU, multiply, divide, branch: the unit's
  *     registers and pc only), always;
- *   - a dispatch to a pipe's queue, on a core no other core can reach (no
- *     cross-core flags: a coupled chip) and none of whose pipes has an
- *     event due by then; a pipe it wakes takes the unit's place in the
+ *   - a dispatch to a pipe's queue, while none of the core's pipes has an
+ *     event due by then or waits for a cross-core flag (another core's set
+ *     could wake it first); a pipe it wakes takes the unit's place in the
  *     queue (core_dispatch).
  * The unit's event has a rank of its own (core.c), so the one it schedules
  * at the end has the place among equal cycles it would have had if
  * scheduled one instruction at a time.  Running ahead stops at the queue's
  * horizon (an observer's tick, the end of the slice: sim_set_horizon),
- * when hooks watch the core, and after RUN_AHEAD instructions, so that a
- * run stays responsive to interrupts.  The cycles and the order of
- * everything are those of one event per instruction; only a run stopped
- * early by another core's fault can find this core up to RUN_AHEAD
- * instructions on. */
+ * when hooks watch the core and after CORE_AHEAD_MAX instructions (each
+ * noted in c->ahead, so that a run stopped by a fault or an interruption
+ * undoes those past its last event: core_scalar_rewind); a firing ends
+ * after RUN_AHEAD instructions, so that a run stays responsive to
+ * interrupts.  The cycles and the order of everything are those of one
+ * event per instruction. */
 enum { RUN_AHEAD = 4096 };
 
 /* Instructions that read and write only the Scalar unit's registers and
@@ -389,12 +385,26 @@ static core_text_state text_state(const dv_insn *in)
     return CORE_TEXT_DECODED;
 }
 
+/* A pipe of the core waits for a cross-core flag: another core's set can
+ * wake it (core_cc.c), and through it the core's other pipes.  That is the
+ * only way into a core from outside. */
+static bool cc_waiting(const dv_core *c)
+{
+    for (int i = DV_PIPE_V; c->cc && i < DV_PIPE_COUNT; i++) {
+        const dv_pipe_state *p = &c->pipes[i];
+        if (p->waiting && p->count && p->queue[p->head].insn.op == DV_OP_CC_WAIT_FLAG)
+            return true;
+    }
+    return false;
+}
+
 /* A dispatch can run ahead to cycle `at`: it would not fault (issue_to_pipe's
- * checks) or stall, and none of the core's pipes has an event due by then. */
+ * checks) or stall, none of the core's pipes has an event due by then, and
+ * no other core can wake one. */
 static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t at)
 {
     dv_pipe pipe = dv_insn_pipe(in);
-    if (c->cc || !core_has_pipe(c, pipe) || c->pipes[pipe].count == c->pipes[pipe].depth)
+    if (!core_has_pipe(c, pipe) || c->pipes[pipe].count == c->pipes[pipe].depth || cc_waiting(c))
         return false;
     if ((in->op == DV_OP_SET_FLAG || in->op == DV_OP_WAIT_FLAG) &&
         (in->f[DV_F_SRC] == DV_PIPE_ALL || in->f[DV_F_DST] == DV_PIPE_ALL ||
@@ -411,8 +421,8 @@ static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t
 static bool may_run_ahead(const dv_core *c, uint64_t pc, uint64_t at)
 {
     size_t idx = (size_t)(pc / DV_INSN_BYTES);
-    if (c->hooks || at > c->q->limit || pc % DV_INSN_BYTES || idx >= c->ninsns ||
-        pc - c->kernel->entry >= c->kernel->size)
+    if (c->hooks || at > c->q->limit || c->nahead == CORE_AHEAD_MAX || pc % DV_INSN_BYTES ||
+        idx >= c->ninsns || pc - c->kernel->entry >= c->kernel->size)
         return false;
     return c->text_ok[idx] == CORE_TEXT_PRIVATE ||
            (c->text_ok[idx] == CORE_TEXT_DISPATCH && dispatch_may_run_ahead(c, &c->text[idx], at));
@@ -422,8 +432,9 @@ void core_scalar_event(dv_event *ev, void *ctx)
 {
     (void)ctx;
     dv_core *c = (dv_core *)((char *)ev - offsetof(dv_core, scalar_ev));
-    uint64_t ahead = 0; /* cycles the private instructions ran ahead of the queue's now */
+    uint64_t ahead = 0; /* cycles the instructions ran ahead of the queue's now */
     uint64_t at;        /* the next instruction's cycle */
+    c->nahead = 0;      /* the last firing's are all in the past */
     for (unsigned n = 0;; n++) {
         if (c->stop != DV_STOP_NONE || c->ended)
             return;
@@ -463,14 +474,23 @@ void core_scalar_event(dv_event *ev, void *ctx)
             core_check_drained(c);
             return;
         }
+        core_ahead_insn *a = NULL; /* how to undo it (core_scalar_rewind) */
+        if (ahead) {
+            a = &c->ahead[c->nahead++];
+            a->cycle = c->q->now + ahead;
+            a->pc = c->pc;
+            a->old_r0 = c->regs[in->f[DV_F_R0]];
+        }
         if (info->pipe == DV_PIPE_S) {
             lat = exec_scalar(c, in, &next);
             if (!lat)
                 return;
             c->stats.scalar_insns++;
         } else if (!issue_to_pipe(c, in, &lat, c->q->now + ahead)) {
-            return; /* stalled (woken later) or faulted */
+            return; /* stalled (woken later) or faulted: never when run ahead */
         }
+        if (a)
+            a->lat = lat;
         c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
         c->stats.pipe[DV_PIPE_S].insns++;
         if (c->hooks) {
@@ -484,13 +504,50 @@ void core_scalar_event(dv_event *ev, void *ctx)
         at = c->q->now + ahead + lat;
         if (n + 1 >= RUN_AHEAD || c->stop != DV_STOP_NONE)
             break;
-        if (may_run_ahead(c, next, at)) {
-            ahead += lat;
+        if (dv_evq_run_ahead(c->q, at)) { /* the cheaper of the two, and nothing to undo */
+            ahead = 0;
+            c->nahead = 0; /* nothing can come before them now */
             continue;
         }
-        if (!dv_evq_run_ahead(c->q, at))
+        if (!may_run_ahead(c, next, at))
             break;
-        ahead = 0;
+        ahead += lat;
     }
     core_schedule(c, &c->scalar_ev, at, DV_PRIO_SCALAR);
+}
+
+void core_scalar_rewind(dv_core *c)
+{
+    const dv_evq *q = c->q;
+    uint64_t from = 0;
+    for (; c->nahead > 0; c->nahead--) {
+        const core_ahead_insn *a = &c->ahead[c->nahead - 1];
+        /* it ran at (cycle, scalar, the unit's rank): after the last event? */
+        bool after = a->cycle != q->now               ? a->cycle > q->now
+                     : q->last_prio != DV_PRIO_SCALAR ? q->last_prio < DV_PRIO_SCALAR
+                                                      : q->last_rank < c->scalar_ev.rank;
+        if (!after)
+            break;
+        size_t idx = (size_t)(a->pc / DV_INSN_BYTES);
+        const dv_insn *in = &c->text[idx];
+        c->regs[in->f[DV_F_R0]] = a->old_r0;
+        c->pc = a->pc;
+        c->instret--;
+        c->stats.pipe[DV_PIPE_S].busy_cycles -= a->lat;
+        c->stats.pipe[DV_PIPE_S].insns--;
+        if (c->text_ok[idx] == CORE_TEXT_PRIVATE) {
+            c->stats.scalar_insns--;
+        } else { /* a dispatch, the last one its queue took: no pipe event has come since */
+            dv_pipe_state *p = &c->pipes[dv_insn_pipe(in)];
+            p->count--;
+            /* the pipe it woke, in the unit's place (core_dispatch) */
+            if (dv_event_queued(&p->ev) && p->ev.prio == DV_PRIO_SCALAR && p->ev.cycle == a->cycle) {
+                dv_evq_cancel(c->q, &p->ev);
+                dv_event_set_rank(&p->ev, 0);
+            }
+        }
+        from = a->cycle;
+    }
+    if (from && dv_event_queued(&c->scalar_ev)) /* where the unit is, one event per instruction */
+        core_schedule(c, &c->scalar_ev, from, DV_PRIO_SCALAR);
 }

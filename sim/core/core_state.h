@@ -66,6 +66,14 @@ typedef struct dv_cc_net {
     uint8_t *need;  /* [core][id]: sets one wait consumes (from the last set's mode) */
 } dv_cc_net;
 
+/* An instruction a Scalar unit ran ahead of the event queue in its last
+ * firing (core_scalar.c): what undoing it needs that its words do not say. */
+enum { CORE_AHEAD_MAX = 256 }; /* instructions run ahead per firing */
+typedef struct core_ahead_insn {
+    uint64_t cycle, pc, lat;
+    uint64_t old_r0; /* its register R0 before it ran (a private one writes only R0) */
+} core_ahead_insn;
+
 typedef struct dv_core {
     /* What the Scalar unit reads on every instruction first, side by side:
      * a launch of many cores fires one core's Scalar event after another's,
@@ -100,6 +108,7 @@ typedef struct dv_core {
     bool barrier_wait;          /* pipe_barrier pipe=all: waiting for every pipe to drain */
     int scalar_flag_wait;       /* waiting for a flag with dst = S: src * 256 + id, or -1 */
     uint64_t scalar_wait_since; /* start of the current flag or barrier wait */
+    unsigned nahead;            /* of the last firing, in ahead[] */
     dv_pipe_state pipes[DV_PIPE_COUNT];
     uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
     /* buffers and unit state */
@@ -122,7 +131,8 @@ typedef struct dv_core {
     /* outcome (stop is with the Scalar unit's fields above) */
     uint64_t end_cycle;
     dv_core_stats stats;
-    char stop_msg[1024]; /* last: cold, and large */
+    core_ahead_insn ahead[CORE_AHEAD_MAX]; /* read only when a run stops early (core_scalar_rewind) */
+    char stop_msg[1024];                   /* last: cold, and large */
 } dv_core;
 
 #endif

@@ -2,6 +2,7 @@
  * the chip, adding launches, and the run loop that ends them (faults,
  * deadlocks, the cycle limit) and calls their completion callbacks between
  * events.  Their cores and the scheduler are launch_cores.c. */
+#include "core_scalar.h"
 #include "launch_priv.h"
 
 #include <stdio.h>
@@ -216,6 +217,8 @@ static void scan_failures(dv_sim *s)
         for (unsigned c = 0; c < l->ngroups * l->group_size; c++) {
             dv_stop st = l->cores[c].stop;
             if (st == DV_STOP_FAULT || st == DV_STOP_DEADLOCK) {
+                for (unsigned k = 0; k < l->ngroups * l->group_size; k++)
+                    core_scalar_rewind(&l->cores[k]); /* the launch stops right after the fault */
                 for (unsigned g = 0; g < l->ngroups; g++)
                     if (l->group_busy[g])
                         launch_release_units(l, g);
@@ -310,6 +313,10 @@ bool sim_runs_advance(dv_sim *s, uint64_t until, dv_error *err)
             return false;
         }
         if (s->interrupt || (s->interrupt_flag && *s->interrupt_flag)) {
+            for (unsigned i = r->first_live; i < r->n; i++) /* it stops right after the last event */
+                for (unsigned k = 0;
+                     !r->l[i]->ended && r->l[i]->cores && k < r->l[i]->ngroups * r->l[i]->group_size; k++)
+                    core_scalar_rewind(&r->l[i]->cores[k]);
             stop_all(s, DV_STOP_INTERRUPTED, s->horizon > s->q.now ? s->horizon : s->q.now);
             settle(s);
             return false;

@@ -2,6 +2,7 @@
  * observers (dv_hooks.h) that watch it. */
 #include "core_async.h"
 #include "core_events.h"
+#include "core_scalar.h"
 #include "dv_core.h"
 #include "dv_sim.h"
 #include "dv_sim_perf.h"
@@ -587,6 +588,14 @@ static void stop_running(dv_sim *s, dv_stop why, uint64_t at)
         snprintf(first->stop_msg + fn, sizeof first->stop_msg - fn, "; and %u more cores", running - listed);
 }
 
+/* The run stops right after its last event: what the Scalar units ran
+ * ahead of it is undone (core_scalar_rewind). */
+static void rewind_cores(dv_sim *s)
+{
+    for (unsigned i = 0; i < s->ncores; i++)
+        core_scalar_rewind(&s->cores[i]);
+}
+
 /* The cycle the run has reached: its last event, or the end of the last
  * slice it was advanced through without events. */
 static uint64_t reached(const dv_sim *s)
@@ -615,6 +624,8 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
                 else if (st != DV_STOP_NONE)
                     s->stopped = &s->cores[i];
             }
+            if (s->stopped)
+                rewind_cores(s); /* the run stops right after the fault */
             if (s->stopped || done == s->ncores)
                 break;
         }
@@ -639,6 +650,7 @@ bool dv_sim_advance(dv_sim *s, uint64_t until, dv_error *err)
             break;
         }
         if (s->interrupt || (s->interrupt_flag && *s->interrupt_flag)) {
+            rewind_cores(s);
             stop_running(s, DV_STOP_INTERRUPTED, reached(s));
             break;
         }

@@ -258,6 +258,8 @@ bool dv_evq_step(dv_evq *q)
         return false;
     pop_first(q, ev);
     q->now = ev->cycle;
+    q->last_rank = ev->rank;
+    q->last_prio = ev->prio;
     ev->fire(ev, q->ctx);
     return true;
 }
@@ -268,6 +270,8 @@ uint64_t dv_evq_run_until(dv_evq *q, uint64_t limit)
     for (dv_event *ev; (ev = dv_evq_first(q)) && ev->cycle <= limit; fired++) {
         pop_first(q, ev);
         q->now = ev->cycle;
+        q->last_rank = ev->rank;
+        q->last_prio = ev->prio;
         ev->fire(ev, q->ctx);
     }
     return fired;

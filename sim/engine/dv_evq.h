@@ -70,7 +70,9 @@ typedef struct dv_evq {
     uint8_t prios[DV_EVQ_SLOTS];                 /* bit p: list (s, p) holds an event */
     dv_event *head;                              /* the earliest event, while head_known (NULL: none) */
     bool head_known;
-    uint64_t now;   /* cycle of the event being fired or last fired */
+    uint64_t now;       /* cycle of the event being fired or last fired */
+    uint32_t last_rank; /* and its rank and priority */
+    uint8_t last_prio;
     uint64_t limit; /* the run's horizon: an event may run ahead (dv_evq_run_ahead) up to here */
     uint64_t next_seq;
     void *ctx; /* passed to every fire function */
