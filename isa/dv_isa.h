@@ -267,7 +267,16 @@ typedef struct dv_insn {
 } dv_insn;
 
 /* ---- tables ---- */
-const dv_insn_info *dv_isa_info(unsigned opcode);        /* NULL if unassigned */
+/* isa.def's rows, and opcode -> row + 1 (0 = unassigned): read through
+ * dv_isa_info, inline because every simulated instruction asks it. */
+extern const dv_insn_info dv_isa_rows[];
+extern const unsigned char dv_isa_opcode_rows[256];
+
+static inline const dv_insn_info *dv_isa_info(unsigned opcode) /* NULL if unassigned */
+{
+    unsigned char i = opcode > 255 ? 0 : dv_isa_opcode_rows[opcode];
+    return i ? &dv_isa_rows[i - 1] : NULL;
+}
 const dv_insn_info *dv_isa_lookup(const char *mnemonic); /* NULL if unknown */
 const dv_insn_info *dv_isa_lookup_n(const char *mnemonic, size_t len);
 size_t dv_isa_count(void);
@@ -285,7 +294,19 @@ const char *dv_dtype_name(dv_dtype dt);
 unsigned dv_dtype_size(dv_dtype dt); /* bytes per element */
 
 /* The pipe an instruction is queued in (resolves DV_PIPE_DYN from its fields). */
-dv_pipe dv_insn_pipe(const dv_insn *insn);
+static inline dv_pipe dv_insn_pipe(const dv_insn *insn)
+{
+    const dv_insn_info *info = dv_isa_info(insn->op);
+    if (!info)
+        return DV_PIPE_S;
+    if (info->pipe != DV_PIPE_DYN)
+        return info->pipe;
+    switch (insn->op) {
+    case DV_OP_SET_FLAG: return (dv_pipe)insn->f[DV_F_SRC];
+    case DV_OP_WAIT_FLAG: return (dv_pipe)insn->f[DV_F_DST];
+    default: return (dv_pipe)insn->f[DV_F_PIPE];
+    }
+}
 /* Whether the instruction's dtype / from / to fields obey its type rule
  * (isa_types.def); false with a one-line reason ("dtype u8 is not one of
  * f16, bf16, f32, s32, s16") in why. */

@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const dv_insn_info insns[] = {
+const dv_insn_info dv_isa_rows[] = {
 #define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc)                                                     \
     {DV_OP_##id, mn, DV_FMT_##fmt, DV_PIPE_##pipe, DV_TC_##cls, DV_TYPES_##types, doc},
 #include "isa.def"
 #undef DV_INSN
 };
-enum { NUM_INSNS = sizeof insns / sizeof insns[0] };
+enum { NUM_INSNS = sizeof dv_isa_rows / sizeof dv_isa_rows[0] };
 
 /* Row numbers of the table, so the opcode -> row map below is a constant. */
 enum {
@@ -21,33 +21,25 @@ enum {
 };
 
 /* opcode -> row + 1 (0 = unassigned). */
-static const unsigned char opcode_row[256] = {
+const unsigned char dv_isa_opcode_rows[256] = {
 #define DV_INSN(id, opc, mn, fmt, pipe, cls, types, doc) [opc] = DV_ROW_##id + 1,
 #include "isa.def"
 #undef DV_INSN
 };
 
-const dv_insn_info *dv_isa_info(unsigned opcode)
-{
-    if (opcode > 255)
-        return NULL;
-    unsigned char i = opcode_row[opcode];
-    return i ? &insns[i - 1] : NULL;
-}
-
 const dv_insn_info *dv_isa_lookup(const char *mnemonic)
 {
     for (size_t i = 0; i < NUM_INSNS; i++)
-        if (strcmp(insns[i].mnemonic, mnemonic) == 0)
-            return &insns[i];
+        if (strcmp(dv_isa_rows[i].mnemonic, mnemonic) == 0)
+            return &dv_isa_rows[i];
     return NULL;
 }
 
 const dv_insn_info *dv_isa_lookup_n(const char *mnemonic, size_t len)
 {
     for (size_t i = 0; i < NUM_INSNS; i++)
-        if (strlen(insns[i].mnemonic) == len && memcmp(insns[i].mnemonic, mnemonic, len) == 0)
-            return &insns[i];
+        if (strlen(dv_isa_rows[i].mnemonic) == len && memcmp(dv_isa_rows[i].mnemonic, mnemonic, len) == 0)
+            return &dv_isa_rows[i];
     return NULL;
 }
 
@@ -58,21 +50,7 @@ size_t dv_isa_count(void)
 
 const dv_insn_info *dv_isa_at(size_t index)
 {
-    return index < NUM_INSNS ? &insns[index] : NULL;
-}
-
-dv_pipe dv_insn_pipe(const dv_insn *insn)
-{
-    const dv_insn_info *info = dv_isa_info(insn->op);
-    if (!info)
-        return DV_PIPE_S;
-    if (info->pipe != DV_PIPE_DYN)
-        return info->pipe;
-    switch (insn->op) {
-    case DV_OP_SET_FLAG: return (dv_pipe)insn->f[DV_F_SRC];
-    case DV_OP_WAIT_FLAG: return (dv_pipe)insn->f[DV_F_DST];
-    default: return (dv_pipe)insn->f[DV_F_PIPE];
-    }
+    return index < NUM_INSNS ? &dv_isa_rows[index] : NULL;
 }
 
 /* ---- type rules (isa_types.def) ---- */
