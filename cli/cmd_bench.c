@@ -159,6 +159,7 @@ typedef struct results {
     double gemm_c, gemm_blas;
     char what_c[128], what_blas[128];
     double mac_rate, ratio, nd_ips, nd_cps, ns_multi, ns_single;
+    unsigned pair_runs; /* of each of ns_multi and ns_single's medians */
 } results;
 
 static const op_outcome *find_run(const workload *w, unsigned n, const char *name, bool data)
@@ -169,23 +170,62 @@ static const op_outcome *find_run(const workload *w, unsigned n, const char *nam
     return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 32-vs-1-core goal is a ratio of two short runs (tens of ms on a
+ * shared, noisy host): the timing-only pair again, alternating, and each
+ * one's median CPU time per instruction. */
+enum { PAIR_RUNS = 7 };
+
+static void pair_medians(const workload *multi, const workload *single, bool quick, results *r)
+{
+    double m[PAIR_RUNS], s1[PAIR_RUNS];
+    unsigned runs = quick ? 1 : PAIR_RUNS, k = 0;
+    m[k] = 1e9 * multi->out.sim_cpu / (double)multi->out.insns;
+    s1[k++] = 1e9 * single->out.sim_cpu / (double)single->out.insns;
+    for (; k < runs; k++) {
+        op_outcome om, os;
+        op_exec(&multi->spec, &om);
+        op_exec(&single->spec, &os);
+        if (om.rc || os.rc || !om.insns || !os.insns)
+            break;
+        m[k] = 1e9 * om.sim_cpu / (double)om.insns;
+        s1[k] = 1e9 * os.sim_cpu / (double)os.insns;
+    }
+    qsort(m, k, sizeof *m, cmp_double);
+    qsort(s1, k, sizeof *s1, cmp_double);
+    r->ns_multi = m[k / 2];
+    r->ns_single = s1[k / 2];
+    r->pair_runs = k;
+}
+
+static const workload *find_workload(const workload *w, unsigned n, const char *name, bool data)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (w[i].spec.data == data && strcmp(w[i].name, name) == 0)
+            return &w[i];
+    return NULL;
+}
+
 static void measure(const workload *w, unsigned n, bool quick, results *r)
 {
     r->gn = quick ? 256 : 1024;
     r->gemm_c = host_gemm_flops(r->gn, false, r->what_c, sizeof r->what_c);
     r->gemm_blas = host_gemm_flops(r->gn, true, r->what_blas, sizeof r->what_blas);
     double gemm_best = r->gemm_blas > r->gemm_c ? r->gemm_blas : r->gemm_c;
-    const op_outcome *full1 = &w[0].out, *nodata1 = find_run(w, n, "matmul db f16, 1 core", false),
-                     *multi = find_run(w, n, "matmul db f16, 32 cores", false),
-                     *single = find_run(w, n, "matmul db f16, same, 1 core", false);
+    const op_outcome *full1 = &w[0].out, *nodata1 = find_run(w, n, "matmul db f16, 1 core", false);
     /* the goals in CPU seconds of the simulation (one thread): the machines
      * are shared, wall time says how busy they were */
     r->mac_rate = (double)full1->macs / full1->sim_cpu;
     r->ratio = 2 * r->mac_rate / gemm_best;
     r->nd_ips = (double)nodata1->insns / nodata1->sim_cpu;
     r->nd_cps = (double)nodata1->cycles / nodata1->sim_cpu;
-    r->ns_multi = 1e9 * multi->sim_cpu / (double)multi->insns;
-    r->ns_single = 1e9 * single->sim_cpu / (double)single->insns;
+    pair_medians(find_workload(w, n, "matmul db f16, 32 cores", false),
+                 find_workload(w, n, "matmul db f16, same, 1 core", false), quick, r);
 }
 
 /* A workload's object, named: "workload" and "run" (its request). */
@@ -265,6 +305,7 @@ static cJSON *to_json(const workload *w, unsigned n, const workload *wh, unsigne
     cJSON_AddBoolToObject(goals, "nodata_met", r->nd_ips >= 5e6 && r->nd_cps >= 1e8);
     cJSON_AddNumberToObject(goals, "ns_per_instruction_32_cores", r->ns_multi);
     cJSON_AddNumberToObject(goals, "ns_per_instruction_1_core", r->ns_single);
+    cJSON_AddNumberToObject(goals, "ns_per_instruction_runs", r->pair_runs);
     cJSON_AddBoolToObject(goals, "multicore_met", r->ns_multi <= r->ns_single);
     cJSON_AddNumberToObject(goals, "ns_per_instruction_ratio_32_to_1", r->ns_multi / r->ns_single);
     cJSON_AddBoolToObject(goals, "multicore_1_5x_met", r->ns_multi <= 1.5 * r->ns_single);
@@ -324,8 +365,10 @@ static void print_table(const workload *w, unsigned n, const workload *wh, unsig
            r->mac_rate / 1e9, 2 * r->mac_rate / 1e9, 100 * r->ratio, r->ratio >= 0.30 ? "met" : "NOT met");
     printf("  timing only: %.2fM instructions/s, %.0fM cycles/s (goal 5M, 100M): %s\n", r->nd_ips / 1e6,
            r->nd_cps / 1e6, r->nd_ips >= 5e6 && r->nd_cps >= 1e8 ? "met" : "NOT met");
-    printf("  32 cores: %.1f ns per instruction vs %.1f on one core (%.2fx; goal 1.5x): %s\n", r->ns_multi,
-           r->ns_single, r->ns_multi / r->ns_single, r->ns_multi <= 1.5 * r->ns_single ? "met" : "NOT met");
+    printf("  32 cores: %.1f ns per instruction vs %.1f on one core (medians of %u alternating runs; %.2fx; "
+           "goal 1.5x): %s\n",
+           r->ns_multi, r->ns_single, r->pair_runs, r->ns_multi / r->ns_single,
+           r->ns_multi <= 1.5 * r->ns_single ? "met" : "NOT met");
     static const struct {
         const char *job;
         double goal;
