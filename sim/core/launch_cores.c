@@ -9,6 +9,7 @@
  * blocks an older launch may take the slot.  The cores are freed when the
  * launch ends; what it did stays in its record (dv_launch_info). */
 #include "core_base.h"
+#include "dv_zalloc.h"
 #include "launch_priv.h"
 
 #include <stdio.h>
@@ -142,7 +143,7 @@ static dv_status make_cores(chip_launch *l, dv_error *err)
     dv_sim *s = l->sim;
     l->ngroups = (unsigned)(l->d.block_dim < l->nslots ? l->d.block_dim : l->nslots);
     unsigned n = l->ngroups * l->group_size;
-    l->cores = calloc(n, sizeof *l->cores);
+    l->cores = n ? dv_zalloc(n * sizeof *l->cores) : NULL; /* dv_core_init: zeroed */
     l->core_ptrs = calloc(n, sizeof *l->core_ptrs);
     l->group_slot = malloc(l->ngroups * sizeof *l->group_slot);
     l->group_busy = calloc(l->ngroups, sizeof *l->group_busy);
@@ -212,7 +213,8 @@ void launch_free_cores(chip_launch *l)
     for (unsigned i = n; i-- > 0;)
         if (l->cores[i].text)
             dv_core_destroy(&l->cores[i]);
-    free(l->cores);
+    if (l->cores)
+        dv_zfree(l->cores, l->ngroups * l->group_size * sizeof *l->cores);
     free(l->core_ptrs);
     free(l->cc.count);
     free(l->cc.need);
