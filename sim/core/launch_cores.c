@@ -143,7 +143,7 @@ static dv_status make_cores(chip_launch *l, dv_error *err)
     dv_sim *s = l->sim;
     l->ngroups = (unsigned)(l->d.block_dim < l->nslots ? l->d.block_dim : l->nslots);
     unsigned n = l->ngroups * l->group_size;
-    l->cores = n ? dv_zalloc(n * sizeof *l->cores) : NULL; /* dv_core_init: zeroed */
+    l->cores = dv_zalloc((n ? n : 1) * sizeof *l->cores); /* dv_core_init: zeroed */
     l->core_ptrs = calloc(n, sizeof *l->core_ptrs);
     l->group_slot = malloc(l->ngroups * sizeof *l->group_slot);
     l->group_busy = calloc(l->ngroups, sizeof *l->group_busy);
@@ -193,7 +193,8 @@ static dv_status make_cores(chip_launch *l, dv_error *err)
 /* The launch's totals, then its cores go. */
 void launch_free_cores(chip_launch *l)
 {
-    unsigned n = l->cores ? l->ngroups * l->group_size : 0;
+    unsigned n0 = l->ngroups * l->group_size; /* make_cores's allocation */
+    unsigned n = l->cores ? n0 : 0;
     if (l->cc.ncores && l->cc.ncores < n)
         n = l->cc.ncores;
     for (unsigned i = 0; i < n; i++) {
@@ -214,7 +215,7 @@ void launch_free_cores(chip_launch *l)
         if (l->cores[i].text)
             dv_core_destroy(&l->cores[i]);
     if (l->cores)
-        dv_zfree(l->cores, l->ngroups * l->group_size * sizeof *l->cores);
+        dv_zfree(l->cores, (n0 ? n0 : 1) * sizeof *l->cores);
     free(l->core_ptrs);
     free(l->cc.count);
     free(l->cc.need);

@@ -199,7 +199,7 @@ void dv_sim_destroy(dv_sim *s)
     for (unsigned i = 0; i < s->ninit; i++)
         dv_core_destroy(&s->cores[i]);
     dv_pool_destroy(s->pool); /* after the cores: each joined its work */
-    dv_zfree(s->cores, s->ncores * sizeof *s->cores);
+    dv_zfree(s->cores, (s->ncores ? s->ncores : 1) * sizeof *s->cores);
     free(s->core_ptrs);
     free(s->cc.count);
     free(s->cc.need);
@@ -449,7 +449,7 @@ dv_status dv_sim_start(dv_sim *s, uint64_t max_cycles, dv_error *err)
     unsigned groups;
     plan(s, &groups, &s->group_size);
     s->ncores = groups * s->group_size;
-    s->cores = s->ncores ? dv_zalloc(s->ncores * sizeof *s->cores) : NULL; /* dv_core_init: zeroed */
+    s->cores = dv_zalloc((s->ncores ? s->ncores : 1) * sizeof *s->cores); /* dv_core_init: zeroed */
     s->core_ptrs = calloc(s->ncores, sizeof *s->core_ptrs);
     if (!s->cores || !s->core_ptrs)
         return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
