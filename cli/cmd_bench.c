@@ -162,12 +162,18 @@ typedef struct results {
     unsigned pair_runs; /* of each of ns_multi and ns_single's medians */
 } results;
 
-static const op_outcome *find_run(const workload *w, unsigned n, const char *name, bool data)
+static const workload *find_workload(const workload *w, unsigned n, const char *name, bool data)
 {
     for (unsigned i = 0; i < n; i++)
         if (w[i].spec.data == data && strcmp(w[i].name, name) == 0)
-            return &w[i].out;
+            return &w[i];
     return NULL;
+}
+
+static const op_outcome *find_run(const workload *w, unsigned n, const char *name, bool data)
+{
+    const workload *x = find_workload(w, n, name, data);
+    return x ? &x->out : NULL;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -201,14 +207,6 @@ static void pair_medians(const workload *multi, const workload *single, bool qui
     r->ns_multi = m[k / 2];
     r->ns_single = s1[k / 2];
     r->pair_runs = k;
-}
-
-static const workload *find_workload(const workload *w, unsigned n, const char *name, bool data)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (w[i].spec.data == data && strcmp(w[i].name, name) == 0)
-            return &w[i];
-    return NULL;
 }
 
 static void measure(const workload *w, unsigned n, bool quick, results *r)

@@ -7,9 +7,9 @@
 
 #include "core_state.h"
 
-/* Sets up a core, which must be zeroed memory, of kind `kind` for `cfg`
- * running kernel `k` of `obj` (both
- * must outlive the core) with GM `gm` and the chip's memory system `gmsys`,
+/* Sets up a core, which must be zeroed memory (dv_zalloc), of kind `kind`
+ * for `cfg` running kernel `k` of `obj` (both must outlive the core) with
+ * GM `gm` and the chip's memory system `gmsys`,
  * scheduling on `q`.  data = false: timing only.  text_of: NULL, or the
  * launch's first core, whose decoded .text this core uses (the same words
  * decode the same on every core; it must outlive this core). */

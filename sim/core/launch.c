@@ -205,6 +205,14 @@ bool dv_sim_unit_launch(const dv_sim *s, unsigned unit, unsigned *launch)
 
 /* ---- running ---- */
 
+/* A launch stops right after the last event: what its cores' Scalar units
+ * ran ahead of it is undone (core_scalar_rewind). */
+static void rewind_launch(chip_launch *l)
+{
+    for (unsigned k = 0; l->cores && k < l->ngroups * l->group_size; k++)
+        core_scalar_rewind(&l->cores[k]);
+}
+
 /* Launches with a core that faulted (or deadlocked) end with it; their other
  * cores stop where they are. */
 static void scan_failures(dv_sim *s)
@@ -217,8 +225,7 @@ static void scan_failures(dv_sim *s)
         for (unsigned c = 0; c < l->ngroups * l->group_size; c++) {
             dv_stop st = l->cores[c].stop;
             if (st == DV_STOP_FAULT || st == DV_STOP_DEADLOCK) {
-                for (unsigned k = 0; k < l->ngroups * l->group_size; k++)
-                    core_scalar_rewind(&l->cores[k]); /* the launch stops right after the fault */
+                rewind_launch(l);
                 for (unsigned g = 0; g < l->ngroups; g++)
                     if (l->group_busy[g])
                         launch_release_units(l, g);
@@ -313,10 +320,9 @@ bool sim_runs_advance(dv_sim *s, uint64_t until, dv_error *err)
             return false;
         }
         if (s->interrupt || (s->interrupt_flag && *s->interrupt_flag)) {
-            for (unsigned i = r->first_live; i < r->n; i++) /* it stops right after the last event */
-                for (unsigned k = 0;
-                     !r->l[i]->ended && r->l[i]->cores && k < r->l[i]->ngroups * r->l[i]->group_size; k++)
-                    core_scalar_rewind(&r->l[i]->cores[k]);
+            for (unsigned i = r->first_live; i < r->n; i++)
+                if (!r->l[i]->ended)
+                    rewind_launch(r->l[i]);
             stop_all(s, DV_STOP_INTERRUPTED, s->horizon > s->q.now ? s->horizon : s->q.now);
             settle(s);
             return false;

@@ -94,19 +94,25 @@ START_TEST(test_shuffled_order)
 }
 END_TEST
 
+/* A queue logging into lc, and four events r[0..3] with ids 0..3. */
+static void four_events(dv_evq *q, log_ctx *lc, rec *r)
+{
+    lc->n = 0;
+    lc->q = q;
+    dv_evq_init(q, lc);
+    for (int i = 0; i < 4; i++) {
+        r[i].id = i;
+        dv_event_init(&r[i].ev, on_fire);
+    }
+}
+
 START_TEST(test_reschedule_cancel_run_until)
 {
     static rec r[4];
     static log_ctx lc;
     dv_evq q;
-    lc.n = 0;
-    lc.q = &q;
-    dv_evq_init(&q, &lc);
+    four_events(&q, &lc, r);
     ck_assert_int_eq(dv_evq_reserve(&q, 4, NULL), DV_OK);
-    for (int i = 0; i < 4; i++) {
-        r[i].id = i;
-        dv_event_init(&r[i].ev, on_fire);
-    }
     dv_evq_schedule(&q, &r[0].ev, 10, DV_PRIO_ISSUE, NULL);
     dv_evq_schedule(&q, &r[1].ev, 10, DV_PRIO_COMPLETE, NULL);
     dv_evq_schedule(&q, &r[2].ev, 5, DV_PRIO_ISSUE, NULL);
@@ -262,13 +268,7 @@ START_TEST(test_rank_across_heap_and_calendar)
     static rec r[4];
     static log_ctx lc;
     dv_evq q;
-    lc.n = 0;
-    lc.q = &q;
-    dv_evq_init(&q, &lc);
-    for (int i = 0; i < 4; i++) {
-        r[i].id = i;
-        dv_event_init(&r[i].ev, on_fire);
-    }
+    four_events(&q, &lc, r);
     dv_event_set_rank(&r[0].ev, 2);
     dv_event_set_rank(&r[1].ev, 1);
     dv_event_set_rank(&r[2].ev, 3);
@@ -280,6 +280,7 @@ START_TEST(test_rank_across_heap_and_calendar)
     while (dv_evq_step(&q))
         ;
     ck_assert_int_eq(lc.n, 4);
+    ck_assert_int_eq(lc.fired[0], 3);
     ck_assert_int_eq(lc.fired[1], 1);
     ck_assert_int_eq(lc.fired[2], 0);
     ck_assert_int_eq(lc.fired[3], 2);
