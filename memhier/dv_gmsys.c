@@ -99,9 +99,33 @@ typedef struct owner_scan {
     bool unnoted;    /* a range's lines are not in g->marks: mark by a second visit */
 } owner_scan;
 
+/* Line `line`'s entry: the table is direct-mapped on line % DV_GM_OWNER_SLOTS
+ * (which lines share an entry is the model's), stored in a shuffled order
+ * for the host's caches.  A transfer's rows are often a power of two of
+ * lines apart; in index order their entries would sit a power of two of
+ * bytes apart and fall in a few sets of the host's cache, evicted before
+ * the marking pass comes back to them.  The order keeps an even line and
+ * the next in one host cache line (contiguous transfers) and scatters the
+ * pairs (a bijection on the pair index: an odd multiplier, then the high
+ * bits folded into the low). */
 static dv_gm_line *owner_slot(dv_gmsys *g, uint64_t line)
 {
-    return &g->owners[line % DV_GM_OWNER_SLOTS];
+    enum { PAIR_BITS = 15 };
+    _Static_assert(DV_GM_OWNER_SLOTS == 2u << PAIR_BITS, "slots: pairs of a 15-bit index");
+    uint32_t pair = (uint32_t)((line >> 1) * 40503u) & ((1u << PAIR_BITS) - 1);
+    pair ^= pair >> 8;
+    return &g->owners[(pair << 1) | (line & 1)];
+}
+
+/* Fetch the entry into the host's cache while the scan goes on: its lines'
+ * entries are read after the visit (check_marks), by then in cache. */
+static inline void owner_prefetch(const dv_gm_line *e)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(e, 1);
+#else
+    (void)e;
+#endif
 }
 
 static bool marks_reserve(dv_gmsys *g, size_t more)
@@ -119,9 +143,23 @@ static bool marks_reserve(dv_gmsys *g, size_t more)
     return true;
 }
 
-/* The owners' lookup of a range, which also notes every line for the
- * marking (mark_lines); without memory for the notes, o->unnoted asks for a
- * second visit (mark_range). */
+/* A line another core holds delays the transfer: our copy of it, from `at`
+ * to `end` bytes into the transfer, would overlap the other core's, so the
+ * transfer starts late enough that it begins when theirs is through. */
+static void check_line(owner_scan *o, const dv_gm_line *e, uint64_t line, uint64_t at, uint64_t end)
+{
+    if (e->line != line + 1 || e->core == o->requester)
+        return;
+    uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
+    uint64_t done = (uint64_t)(o->lead + (double)end * o->cpb + 0.999);
+    if (o->now + lead < e->busy_until && o->now + done > e->busy_from && e->busy_until - lead > o->ready)
+        o->ready = e->busy_until - lead;
+}
+
+/* The owners' lookup of a range: notes every line for the check and the
+ * marking after the visit (check_marks, mark_lines), the entries fetched
+ * meanwhile; without memory for the notes, o->unnoted checks the lines at
+ * once and asks for a second visit to mark them (mark_range). */
 static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
 {
     (void)write;
@@ -133,26 +171,30 @@ static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
     for (uint64_t ln = first; len && ln <= last; ln++) {
         dv_gm_line *e = owner_slot(g, ln);
         uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
-        uint64_t end = (ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len;
-        if (note)
-            g->marks[g->nmarks++] = (dv_gm_mark){e, ln, at, o->offset + end};
-        if (e->line != ln + 1 || e->core == o->requester)
-            continue;
-        uint64_t lead = (uint64_t)(o->lead + (double)at * o->cpb);
-        uint64_t done = (uint64_t)(o->lead + (double)(o->offset + end) * o->cpb + 0.999);
-        /* our copy of the line would overlap the other core's: start late
-         * enough that it begins when theirs is through */
-        if (o->now + lead < e->busy_until && o->now + done > e->busy_from && e->busy_until - lead > o->ready)
-            o->ready = e->busy_until - lead;
+        uint64_t end = o->offset + ((ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len);
+        if (note) {
+            g->marks[g->nmarks++] = (dv_gm_mark){e, ln, at, end};
+            owner_prefetch(e);
+        } else {
+            check_line(o, e, ln, at, end);
+        }
     }
     o->offset += len;
+}
+
+/* The noted lines' check, in the order the ranges met them; all before any
+ * is marked, as a line can come twice. */
+static void check_marks(owner_scan *o, const dv_gm_mark *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        check_line(o, m[i].slot, m[i].line, m[i].at, m[i].end);
 }
 
 /* Both lookups of a range in one visit, when the owners are kept: the L2's
  * (which does not depend on the owners) and the owners' (which does not
  * depend on the L2).  The L2 sees the same lines in the same order as on its
- * own; the owner entries just read stay in the host's cache for the marking
- * pass right after. */
+ * own; the owner entries fetched stay in the host's cache for the check and
+ * the marking right after. */
 typedef struct both_visit {
     l2_visit l2;
     owner_scan scan;
@@ -216,9 +258,10 @@ uint64_t dv_gmsys_access(dv_gmsys *g, const dv_gm_xfer *x, dv_l2_counts *counts,
     double lead = (double)x->path_cycles > flow ? (double)x->path_cycles - flow : 0;
     both_visit b = {{g, counts, 0, 0, 0},
                     {g, x->requester, now, now, 0, 0, lead, x->bytes && bw > 0 ? 1.0 / bw : 0, false}};
-    if (g->owners)
+    if (g->owners) {
         x->visit(x->visit_ctx, both_range, &b);
-    else
+        check_marks(&b.scan, g->marks, g->nmarks);
+    } else
         x->visit(x->visit_ctx, l2_range, &b.l2);
     owner_scan o = b.scan;
     l2_visit lv = b.l2;
