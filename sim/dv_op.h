@@ -10,8 +10,8 @@
 /* A dispatched instruction as it sits in a pipe queue: the Scalar unit read
  * its registers when it dispatched it, so later scalar code cannot change it. */
 typedef struct dv_op {
-    dv_insn insn;
-    uint64_t r[5]; /* values of the registers named in slots R0..R4 */
+    const dv_insn *insn; /* its decoded word, in the launch's .text (which outlives the op) */
+    uint64_t r[5];       /* values of the registers named in slots R0..R4 */
     uint64_t pc;
     uint64_t dispatched; /* the cycle the Scalar unit put it in its pipe's queue */
 } dv_op;

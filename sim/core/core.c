@@ -64,20 +64,20 @@ void dv_core_diagnose_deadlock(dv_core *c)
         if (!p->waiting || !p->count)
             continue;
         const dv_op *op = &p->queue[p->head];
-        if (op->insn.op == DV_OP_CC_WAIT_FLAG) {
-            unsigned at = c->net_index * DV_MAX_EVENT_IDS + (unsigned)op->insn.f[DV_F_ID];
+        if (op->insn->op == DV_OP_CC_WAIT_FLAG) {
+            unsigned at = c->net_index * DV_MAX_EVENT_IDS + (unsigned)op->insn->f[DV_F_ID];
             n += (size_t)snprintf(
                 c->stop_msg + n, sizeof c->stop_msg - n,
                 " %s waits for cross-core flag %lld (%u of %u sets; cc_wait_flag at pc 0x%llx, %s);",
-                dv_pipe_trace_name(p->id), (long long)op->insn.f[DV_F_ID], c->cc ? c->cc->count[at] : 0,
+                dv_pipe_trace_name(p->id), (long long)op->insn->f[DV_F_ID], c->cc ? c->cc->count[at] : 0,
                 c->cc && c->cc->need[at] ? c->cc->need[at] : 1, (unsigned long long)op->pc,
                 core_source_of(c, op->pc, src, sizeof src));
             continue;
         }
         n += (size_t)snprintf(c->stop_msg + n, sizeof c->stop_msg - n,
                               " %s waits for flag %s->%s id %lld (wait_flag at pc 0x%llx, %s), never set;",
-                              dv_pipe_trace_name(p->id), dv_pipe_name((dv_pipe)op->insn.f[DV_F_SRC]),
-                              dv_pipe_name((dv_pipe)op->insn.f[DV_F_DST]), (long long)op->insn.f[DV_F_ID],
+                              dv_pipe_trace_name(p->id), dv_pipe_name((dv_pipe)op->insn->f[DV_F_SRC]),
+                              dv_pipe_name((dv_pipe)op->insn->f[DV_F_DST]), (long long)op->insn->f[DV_F_ID],
                               (unsigned long long)op->pc, core_source_of(c, op->pc, src, sizeof src));
     }
     if (n < sizeof c->stop_msg && c->scalar_flag_wait >= 0)
@@ -138,6 +138,14 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
     c->pc = k->entry;
     c->block_dim = 1;
     c->ninsns = obj->text_size / DV_INSN_BYTES;
+    /* the undo log's entries hold a word index and the cycles of a private
+     * instruction or a dispatch in 32 bits each (core_scalar.c) */
+    uint64_t lat_max = cfg->s_alu_cycles;
+    const uint64_t lats[] = {cfg->s_mul_cycles, cfg->s_div_cycles, cfg->s_branch_cycles,
+                             cfg->s_dispatch_cycles};
+    for (size_t i = 0; i < sizeof lats / sizeof lats[0]; i++)
+        lat_max = lats[i] > lat_max ? lats[i] : lat_max;
+    c->ahead_cap = lat_max <= UINT32_MAX && c->ninsns <= UINT32_MAX ? CORE_AHEAD_MAX : 0;
     if (text_of) { /* not even allocated: 32 cores' copies were 470 MB to clear at 2048^3 */
         c->text = text_of->text;
         c->text_ok = text_of->text_ok;
@@ -165,6 +173,7 @@ dv_status dv_core_init(dv_core *c, const dv_chip_config *cfg, dv_evq *q, dv_gm *
         if (!p->queue)
             return dv_error_set(err, DV_ERR_NOMEM, "out of memory");
         dv_event_init(&p->ev, core_pipe_event);
+        c->pipe_due[i] = UINT64_MAX;
     }
     dv_event_init(&c->scalar_ev, core_scalar_event);
     c->ctx.cfg = cfg;

@@ -34,7 +34,7 @@ static unsigned vec_sources(dv_fmt fmt)
 
 static void account_mmad(dv_core_stats *s, const dv_op *op, const dv_op_stats *st)
 {
-    const dv_insn *in = &op->insn;
+    const dv_insn *in = op->insn;
     const dv_layout *l = dv_layout_get(DV_LAYOUT_MMAD);
     /* the fields in their declared order (isa_params.def: m, k, n), as cube.c
      * reads them: looked up by name, they cost three string searches an mmad */
@@ -60,7 +60,7 @@ static void account_mmad(dv_core_stats *s, const dv_op *op, const dv_op_stats *s
 void core_account(dv_core *c, const dv_op *op, const dv_op_stats *st, uint64_t cycles)
 {
     dv_core_stats *s = &c->stats;
-    const dv_insn *in = &op->insn;
+    const dv_insn *in = op->insn;
     if (st->path != DV_PATH_NONE && st->path < DV_PATH_COUNT) {
         s->path_bytes[st->path] += st->bytes;
         s->path_cycles[st->path] += cycles;

@@ -189,15 +189,15 @@ static void issue(dv_core *c, core_async_slot *s, int kind, const dv_op *op, boo
 /* What of op may go to the pool. */
 static int offload_kind(const core_async *a, const dv_op *op)
 {
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_ND2NZ_GM_L1: return a->net ? K_ND2NZ : K_NONE;
     case DV_OP_LOAD2D_L0A:
     case DV_OP_LOAD2D_L0B:
     case DV_OP_COPY_UB_L1:
     case DV_OP_COPY_L1_UB:
     case DV_OP_COPY_L0C_UB: return K_EXEC;
-    case DV_OP_FIXP: return op->insn.f[DV_F_OUT] == DV_OUT_L1 ? K_EXEC : K_NONE;
-    default: return dv_isa_info(op->insn.op)->tclass == DV_TC_CUBE ? K_CUBE : K_NONE;
+    case DV_OP_FIXP: return op->insn->f[DV_F_OUT] == DV_OUT_L1 ? K_EXEC : K_NONE;
+    default: return dv_isa_info(op->insn->op)->tclass == DV_TC_CUBE ? K_CUBE : K_NONE;
     }
 }
 
@@ -249,7 +249,7 @@ static bool exec_private(dv_core *c, const dv_op *op)
     c->ctx.data = true;
     if (!ok)
         return false;
-    bool load = op->insn.op == DV_OP_LOAD2D_L0A || op->insn.op == DV_OP_LOAD2D_L0B;
+    bool load = op->insn->op == DV_OP_LOAD2D_L0A || op->insn->op == DV_OP_LOAD2D_L0B;
     core_async *a = &c->async;
     if (load && a->open) { /* joins the open batch of loads */
         core_async_slot *s = &a->slot[a->issued % CORE_ASYNC_SLOTS];
@@ -275,7 +275,7 @@ static bool exec_private(dv_core *c, const dv_op *op)
 static void join_before(dv_core *c, const dv_op *op)
 {
     core_async *a = &c->async;
-    dv_tclass tc = dv_isa_info(op->insn.op)->tclass;
+    dv_tclass tc = dv_isa_info(op->insn->op)->tclass;
     if (tc == DV_TC_SYNC || tc == DV_TC_MASK)
         return;
     bool gm_write = a->net && a->net->gm_reads && (tc == DV_TC_DMA || tc == DV_TC_FIX);

@@ -14,6 +14,12 @@ void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio)
     }
 }
 
+void core_schedule_pipe(dv_core *c, dv_pipe_state *p, uint64_t cycle, dv_evprio prio)
+{
+    core_schedule(c, &p->ev, cycle, prio);
+    c->pipe_due[p->id] = dv_event_queued(&p->ev) ? p->ev.cycle : UINT64_MAX;
+}
+
 void core_wake_scalar(dv_core *c)
 {
     if (c->stop == DV_STOP_NONE && !c->ended && !dv_event_queued(&c->scalar_ev))

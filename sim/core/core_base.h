@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 void core_schedule(dv_core *c, dv_event *ev, uint64_t cycle, dv_evprio prio);
+/* The same for pipe p's event, noting when it is due in c->pipe_due. */
+void core_schedule_pipe(dv_core *c, dv_pipe_state *p, uint64_t cycle, dv_evprio prio);
 /* Schedules the Scalar unit now unless it is already due, ended or stopped. */
 void core_wake_scalar(dv_core *c);
 /* Stops the core with a guest fault at pc of `pipe` (the first fault wins). */

@@ -56,17 +56,17 @@ static void wake_cc_waiters(dv_core *t)
 {
     for (int i = DV_PIPE_V; i < DV_PIPE_COUNT; i++) {
         dv_pipe_state *p = &t->pipes[i];
-        if (p->waiting && p->count && p->queue[p->head].insn.op == DV_OP_CC_WAIT_FLAG)
-            core_schedule(t, &p->ev, t->q->now, DV_PRIO_FLAG);
+        if (p->waiting && p->count && p->queue[p->head].insn->op == DV_OP_CC_WAIT_FLAG)
+            core_schedule_pipe(t, p, t->q->now, DV_PRIO_FLAG);
     }
 }
 
 static void bump(dv_core *c, const dv_op *op, dv_core *t, unsigned need)
 {
     dv_cc_net *cc = c->cc;
-    unsigned id = (unsigned)op->insn.f[DV_F_ID], at = t->net_index * DV_MAX_EVENT_IDS + id;
+    unsigned id = (unsigned)op->insn->f[DV_F_ID], at = t->net_index * DV_MAX_EVENT_IDS + id;
     if (cc->count[at] >= c->cfg->cc_counter_max) {
-        core_fault(c, dv_insn_pipe(&op->insn), op->pc,
+        core_fault(c, dv_insn_pipe(op->insn), op->pc,
                    "cc_set_flag: cross-core flag %u of core %llu would exceed its limit of %llu sets", id,
                    (unsigned long long)t->core_id, (unsigned long long)c->cfg->cc_counter_max);
         return;
@@ -79,7 +79,7 @@ static void bump(dv_core *c, const dv_op *op, dv_core *t, unsigned need)
 void core_cc_set(dv_core *c, const dv_op *op)
 {
     dv_cc_net *cc = c->cc;
-    unsigned mode = (unsigned)op->insn.f[DV_F_CCMODE];
+    unsigned mode = (unsigned)op->insn->f[DV_F_CCMODE];
     unsigned same_kind = 0, group_aivs = 0;
     for (unsigned i = 0; i < cc->ncores; i++) {
         same_kind += cc->cores[i]->core_type == c->core_type;

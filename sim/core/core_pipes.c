@@ -31,7 +31,7 @@ void core_set_flag(dv_core *c, const dv_insn *in)
     }
     dv_pipe_state *p = &c->pipes[dst];
     if (p->waiting)
-        core_schedule(c, &p->ev, c->q->now, DV_PRIO_FLAG);
+        core_schedule_pipe(c, p, c->q->now, DV_PRIO_FLAG);
 }
 
 /* ---- dispatch from the Scalar unit ---- */
@@ -42,7 +42,7 @@ bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_insn *in, uint64_t at)
     if (p->count == p->depth)
         return false;
     dv_op *op = &p->queue[(p->head + p->count) % p->depth]; /* built in place: 300 bytes */
-    op->insn = *in;
+    op->insn = in;
     op->pc = c->pc;
     for (int i = 0; i < 5; i++)
         op->r[i] = c->regs[in->f[DV_F_R0 + i]];
@@ -50,13 +50,13 @@ bool core_dispatch(dv_core *c, dv_pipe pipe, const dv_insn *in, uint64_t at)
     p->count++;
     if (!p->busy && !p->waiting && !dv_event_queued(&p->ev)) {
         if (at == c->q->now) {
-            core_schedule(c, &p->ev, at, DV_PRIO_ISSUE); /* fires next, right after the Scalar unit */
+            core_schedule_pipe(c, p, at, DV_PRIO_ISSUE); /* fires next, right after the Scalar unit */
         } else {
             /* The Scalar unit runs ahead (core_scalar.c): its event at `at`
              * is not queued, and the issue takes its place (its priority
              * and rank), which is where it would fire, right after it. */
             dv_event_set_rank(&p->ev, c->scalar_ev.rank);
-            core_schedule(c, &p->ev, at, DV_PRIO_SCALAR);
+            core_schedule_pipe(c, p, at, DV_PRIO_SCALAR);
         }
     }
     return true;
@@ -89,10 +89,10 @@ static void complete(dv_core *c, dv_pipe_state *p)
 {
     c->stats.pipe[p->id].busy_cycles += c->q->now - p->busy_since;
     p->busy = false;
-    dv_tclass tc = dv_isa_info(p->cur.insn.op)->tclass;
+    dv_tclass tc = dv_isa_info(p->cur.insn->op)->tclass;
     if (tc != DV_TC_DMA)
         core_dma_order(c, p); /* a later transfer starts after this */
-    if (p->cur.insn.op == DV_OP_PIPE_BARRIER)
+    if (p->cur.insn->op == DV_OP_PIPE_BARRIER)
         return; /* a barrier breaks back-to-back issue */
     p->last_end = c->q->now;
     /* Only a unit's own work streams into the next instruction: after a
@@ -105,7 +105,7 @@ static void complete(dv_core *c, dv_pipe_state *p)
             dv_access_fault_describe(&c->ctx.fault, what, sizeof what);
         else
             snprintf(what, sizeof what, "%s", c->ctx.fault_msg);
-        core_fault(c, p->id, p->cur.pc, "%s: %s", dv_isa_info(p->cur.insn.op)->mnemonic, what);
+        core_fault(c, p->id, p->cur.pc, "%s: %s", dv_isa_info(p->cur.insn->op)->mnemonic, what);
     }
 }
 
@@ -117,6 +117,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
     dv_pipe_state *p = (dv_pipe_state *)((char *)ev - offsetof(dv_pipe_state, ev));
     dv_core *c = p->core;
     dv_event_set_rank(ev, 0); /* a dispatch ahead gave it the Scalar unit's (core_dispatch) */
+    c->pipe_due[p->id] = UINT64_MAX;
     if (c->stop != DV_STOP_NONE)
         return;
     if (p->busy) {
@@ -126,7 +127,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
     }
     while (p->count) {
         dv_op *op = &p->queue[p->head];
-        const dv_insn *in = &op->insn;
+        const dv_insn *in = op->insn;
         if (in->op == DV_OP_WAIT_FLAG || in->op == DV_OP_CC_WAIT_FLAG) {
             bool ready;
             if (in->op == DV_OP_WAIT_FLAG) {
@@ -201,7 +202,7 @@ void core_pipe_event(dv_event *ev, void *ctx)
                 core_trace_access(c, p->id, op);
         }
         pop(c, p);
-        core_schedule(c, &p->ev, c->q->now + cycles, DV_PRIO_COMPLETE);
+        core_schedule_pipe(c, p, c->q->now + cycles, DV_PRIO_COMPLETE);
         return;
     }
     /* drained: the Scalar unit may be waiting for that */

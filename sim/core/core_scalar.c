@@ -392,7 +392,7 @@ static bool cc_waiting(const dv_core *c)
 {
     for (int i = DV_PIPE_V; c->cc && i < DV_PIPE_COUNT; i++) {
         const dv_pipe_state *p = &c->pipes[i];
-        if (p->waiting && p->count && p->queue[p->head].insn.op == DV_OP_CC_WAIT_FLAG)
+        if (p->waiting && p->count && p->queue[p->head].insn->op == DV_OP_CC_WAIT_FLAG)
             return true;
     }
     return false;
@@ -411,7 +411,7 @@ static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t
          (uint64_t)in->f[DV_F_ID] >= c->cfg->event_ids))
         return false;
     for (int i = 0; i < DV_PIPE_COUNT; i++)
-        if (dv_event_queued(&c->pipes[i].ev) && c->pipes[i].ev.cycle <= at)
+        if (c->pipe_due[i] <= at)
             return false;
     return true;
 }
@@ -421,8 +421,8 @@ static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t
 static bool may_run_ahead(const dv_core *c, uint64_t pc, uint64_t at)
 {
     size_t idx = (size_t)(pc / DV_INSN_BYTES);
-    if (c->hooks || at > c->q->limit || c->nahead == CORE_AHEAD_MAX || pc % DV_INSN_BYTES ||
-        idx >= c->ninsns || pc - c->kernel->entry >= c->kernel->size)
+    if (c->hooks || at > c->q->limit || c->nahead >= c->ahead_cap || pc % DV_INSN_BYTES || idx >= c->ninsns ||
+        pc - c->kernel->entry >= c->kernel->size)
         return false;
     return c->text_ok[idx] == CORE_TEXT_PRIVATE ||
            (c->text_ok[idx] == CORE_TEXT_DISPATCH && dispatch_may_run_ahead(c, &c->text[idx], at));
@@ -476,9 +476,10 @@ void core_scalar_event(dv_event *ev, void *ctx)
         }
         core_ahead_insn *a = NULL; /* how to undo it (core_scalar_rewind) */
         if (ahead) {
+            if (!c->nahead)
+                c->ahead_from = c->q->now + ahead;
             a = &c->ahead[c->nahead++];
-            a->cycle = c->q->now + ahead;
-            a->pc = c->pc;
+            a->idx = (uint32_t)idx;
             a->old_r0 = c->regs[in->f[DV_F_R0]];
         }
         if (info->pipe == DV_PIPE_S) {
@@ -490,7 +491,7 @@ void core_scalar_event(dv_event *ev, void *ctx)
             return; /* stalled (woken later) or faulted: never when run ahead */
         }
         if (a)
-            a->lat = lat;
+            a->lat = (uint32_t)lat;                  /* fits: ahead_cap */
         c->stats.pipe[DV_PIPE_S].busy_cycles += lat; /* executing, dispatching or in a barrier */
         c->stats.pipe[DV_PIPE_S].insns++;
         if (c->hooks) {
@@ -519,34 +520,38 @@ void core_scalar_event(dv_event *ev, void *ctx)
 void core_scalar_rewind(dv_core *c)
 {
     const dv_evq *q = c->q;
-    uint64_t from = 0;
+    uint64_t from = 0, cycle = c->ahead_from; /* the cycle the last entry ran at */
+    for (unsigned i = 0; i + 1 < c->nahead; i++)
+        cycle += c->ahead[i].lat;
     for (; c->nahead > 0; c->nahead--) {
         const core_ahead_insn *a = &c->ahead[c->nahead - 1];
         /* it ran at (cycle, scalar, the unit's rank): after the last event? */
-        bool after = a->cycle != q->now               ? a->cycle > q->now
+        bool after = cycle != q->now                  ? cycle > q->now
                      : q->last_prio != DV_PRIO_SCALAR ? q->last_prio < DV_PRIO_SCALAR
                                                       : q->last_rank < c->scalar_ev.rank;
         if (!after)
             break;
-        size_t idx = (size_t)(a->pc / DV_INSN_BYTES);
-        const dv_insn *in = &c->text[idx];
+        const dv_insn *in = &c->text[a->idx];
         c->regs[in->f[DV_F_R0]] = a->old_r0;
-        c->pc = a->pc;
+        c->pc = (uint64_t)a->idx * DV_INSN_BYTES;
         c->instret--;
         c->stats.pipe[DV_PIPE_S].busy_cycles -= a->lat;
         c->stats.pipe[DV_PIPE_S].insns--;
-        if (c->text_ok[idx] == CORE_TEXT_PRIVATE) {
+        if (c->text_ok[a->idx] == CORE_TEXT_PRIVATE) {
             c->stats.scalar_insns--;
         } else { /* a dispatch, the last one its queue took: no pipe event has come since */
             dv_pipe_state *p = &c->pipes[dv_insn_pipe(in)];
             p->count--;
             /* the pipe it woke, in the unit's place (core_dispatch) */
-            if (dv_event_queued(&p->ev) && p->ev.prio == DV_PRIO_SCALAR && p->ev.cycle == a->cycle) {
+            if (dv_event_queued(&p->ev) && p->ev.prio == DV_PRIO_SCALAR && p->ev.cycle == cycle) {
                 dv_evq_cancel(c->q, &p->ev);
                 dv_event_set_rank(&p->ev, 0);
+                c->pipe_due[p->id] = UINT64_MAX;
             }
         }
-        from = a->cycle;
+        from = cycle;
+        if (c->nahead > 1)
+            cycle -= c->ahead[c->nahead - 2].lat;
     }
     if (from && dv_event_queued(&c->scalar_ev)) /* where the unit is, one event per instruction */
         core_schedule(c, &c->scalar_ev, from, DV_PRIO_SCALAR);

@@ -70,8 +70,9 @@ typedef struct dv_cc_net {
  * firing (core_scalar.c): what undoing it needs that its words do not say. */
 enum { CORE_AHEAD_MAX = 256 }; /* instructions run ahead per firing */
 typedef struct core_ahead_insn {
-    uint64_t cycle, pc, lat;
     uint64_t old_r0; /* its register R0 before it ran (a private one writes only R0) */
+    uint32_t idx;    /* its word in .text */
+    uint32_t lat;    /* its cycles: the next one ran that much later (the first at ahead_from) */
 } core_ahead_insn;
 
 typedef struct dv_core {
@@ -80,7 +81,10 @@ typedef struct dv_core {
      * and these few host cache lines are what each event brings in. */
     dv_event scalar_ev;
     dv_stop stop;
-    bool ended; /* `end` fetched */
+    bool ended;          /* `end` fetched */
+    unsigned nahead;     /* of the last firing, in ahead[] */
+    unsigned ahead_cap;  /* CORE_AHEAD_MAX, or 0 if the unit's latencies or .text do not fit an entry */
+    uint64_t ahead_from; /* the cycle ahead[0] ran at */
     uint64_t pc;
     uint64_t instret;
     dv_evq *q;
@@ -91,6 +95,10 @@ typedef struct dv_core {
     uint8_t *text_ok; /* per word, a core_text_state */
     size_t ninsns;
     uint64_t regs[DV_NUM_REGS];
+    /* when each pipe's event is due while it is queued, else UINT64_MAX
+     * (core_schedule_pipe, core_pipe_event): what a dispatch run ahead asks
+     * of every pipe, in one host cache line instead of seven */
+    uint64_t pipe_due[DV_PIPE_COUNT];
     /* the rest of the Scalar unit */
     const dv_chip_config *cfg;
     size_t text_bytes;  /* text's allocation (dv_zfree) */
@@ -108,7 +116,6 @@ typedef struct dv_core {
     bool barrier_wait;          /* pipe_barrier pipe=all: waiting for every pipe to drain */
     int scalar_flag_wait;       /* waiting for a flag with dst = S: src * 256 + id, or -1 */
     uint64_t scalar_wait_since; /* start of the current flag or barrier wait */
-    unsigned nahead;            /* of the last firing, in ahead[] */
     dv_pipe_state pipes[DV_PIPE_COUNT];
     uint8_t flags[DV_PIPE_COUNT][DV_PIPE_COUNT][DV_MAX_EVENT_IDS];
     /* buffers and unit state */

@@ -34,7 +34,7 @@ void core_trace_unit(dv_core *c, dv_pipe lane, const dv_op *op, const dv_op_stat
     ev.start = c->q->now;
     ev.end = c->q->now + cycles;
     ev.pc = op->pc;
-    ev.insn = &op->insn;
+    ev.insn = op->insn;
     ev.op = op;
     ev.st = st;
     ev.mem_cycles = mem_cycles;

@@ -196,7 +196,9 @@ void dv_sim_destroy(dv_sim *s)
     if (!s)
         return;
     sim_runs_free(s); /* before the pool: the launches' cores join their work */
-    for (unsigned i = 0; i < s->ninit; i++)
+    /* the first core owns the shared .text, which the others' ops in flight
+     * point into: destroy it last */
+    for (unsigned i = s->ninit; i-- > 0;)
         dv_core_destroy(&s->cores[i]);
     dv_pool_destroy(s->pool); /* after the cores: each joined its work */
     dv_zfree(s->cores, (s->ncores ? s->ncores : 1) * sizeof *s->cores);

@@ -6,29 +6,29 @@
 
 uint64_t dv_unit_cycles(const dv_unit_ctx *c, const dv_op *op, bool b2b, dv_op_stats *st)
 {
-    switch (dv_isa_info(op->insn.op)->tclass) {
+    switch (dv_isa_info(op->insn->op)->tclass) {
     case DV_TC_DMA: return dv_mte_cycles(c, op, b2b, st);
     case DV_TC_CUBE: return dv_cube_cycles(c, op, b2b, st);
     case DV_TC_FIX: return dv_fixp_cycles(c, op, b2b, st);
-    case DV_TC_SYNC: return op->insn.op == DV_OP_SET_FMATRIX ? dv_mte_cycles(c, op, b2b, st) : 1;
+    case DV_TC_SYNC: return op->insn->op == DV_OP_SET_FMATRIX ? dv_mte_cycles(c, op, b2b, st) : 1;
     default: return dv_vector_cycles(c, op, b2b, st);
     }
 }
 
 bool dv_unit_exec(dv_unit_ctx *c, const dv_op *op)
 {
-    switch (dv_isa_info(op->insn.op)->tclass) {
+    switch (dv_isa_info(op->insn->op)->tclass) {
     case DV_TC_DMA: return dv_mte_exec(c, op);
     case DV_TC_CUBE: return dv_cube_exec(c, op);
     case DV_TC_FIX: return dv_fixp_exec(c, op);
-    case DV_TC_SYNC: return op->insn.op == DV_OP_SET_FMATRIX ? dv_mte_exec(c, op) : true;
+    case DV_TC_SYNC: return op->insn->op == DV_OP_SET_FMATRIX ? dv_mte_exec(c, op) : true;
     default: return dv_vector_exec(c, op);
     }
 }
 
 void dv_unit_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user)
 {
-    switch (dv_isa_info(op->insn.op)->tclass) {
+    switch (dv_isa_info(op->insn->op)->tclass) {
     case DV_TC_DMA:
     case DV_TC_CUBE:
     case DV_TC_FIX: dv_xfer_footprint(c, op, fn, user); return;

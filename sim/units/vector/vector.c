@@ -196,16 +196,16 @@ static void set_mask_lanes(const dv_vec_state *v, vec_desc *d)
  * line message for invalid combinations. */
 bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, size_t msz)
 {
-    const dv_insn_info *info = dv_isa_info(op->insn.op);
+    const dv_insn_info *info = dv_isa_info(op->insn->op);
     memset(d, 0, sizeof *d);
     if (!info || info->pipe != DV_PIPE_V || info->tclass == DV_TC_MASK || info->tclass == DV_TC_DMA)
-        return fail(msg, msz, "opcode 0x%02x is not a vector instruction", (unsigned)op->insn.op);
-    d->op = op->insn.op;
+        return fail(msg, msz, "opcode 0x%02x is not a vector instruction", (unsigned)op->insn->op);
+    d->op = op->insn->op;
     d->tc = info->tclass;
-    d->dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
-    d->from = (dv_dtype)op->insn.f[DV_F_FROM];
-    d->to = (dv_dtype)op->insn.f[DV_F_TO];
-    d->round = (dv_round)op->insn.f[DV_F_ROUND];
+    d->dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
+    d->from = (dv_dtype)op->insn->f[DV_F_FROM];
+    d->to = (dv_dtype)op->insn->f[DV_F_TO];
+    d->round = (dv_round)op->insn->f[DV_F_ROUND];
     const char *mn = info->mnemonic;
 
     int vslot = -1;
@@ -227,7 +227,7 @@ bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, s
     char why[160];
     /* The type rule (isa_types.def) again: program text passed dv_isa_decode, but
      * the unit's contract is any dv_op (its tests build them by hand). */
-    if (!dv_isa_types_ok(&op->insn, why, sizeof why))
+    if (!dv_isa_types_ok(op->insn, why, sizeof why))
         return fail(msg, msz, "%s: %s", mn, why);
     if (info->fmt == DV_FMT_VCONV || info->fmt == DV_FMT_VQUANT) {
         if ((unsigned)d->round >= DV_RND_COUNT)
@@ -238,8 +238,8 @@ bool vec_decode(const dv_unit_ctx *c, const dv_op *op, vec_desc *d, char *msg, s
     } else {
         d->esize = sfrom = sto = dv_dtype_size(d->dt);
     }
-    if (d->op == DV_OP_VCMP && (op->insn.f[DV_F_CMP] < 0 || op->insn.f[DV_F_CMP] >= DV_CMP_COUNT))
-        return fail(msg, msz, "%s: bad comparison %lld", mn, (long long)op->insn.f[DV_F_CMP]);
+    if (d->op == DV_OP_VCMP && (op->insn->f[DV_F_CMP] < 0 || op->insn->f[DV_F_CMP] >= DV_CMP_COUNT))
+        return fail(msg, msz, "%s: bad comparison %lld", mn, (long long)op->insn->f[DV_F_CMP]);
     d->lanes = DV_VEC_REPEAT_BYTES / d->esize;
     if (d->lanes > VEC_MAX_LANES) /* the type rules keep every instruction within the mask's 128 lanes */
         return fail(msg, msz, "%s: %u lanes of %u-byte elements exceed the mask's %d", mn, d->lanes, d->esize,
@@ -407,10 +407,10 @@ static decoded_slot *decoded_of(const dv_unit_ctx *c)
 
 static bool decoded_same(const decoded_slot *s, const dv_unit_ctx *c, const dv_op *op)
 {
-    return s->unit == c && s->pc == op->pc && s->insn.op == op->insn.op && s->mask_lo == c->vec->mask_lo &&
+    return s->unit == c && s->pc == op->pc && s->insn.op == op->insn->op && s->mask_lo == c->vec->mask_lo &&
            s->mask_hi == c->vec->mask_hi && s->mode == c->vec->mode && s->cfg == c->cfg &&
            s->max_repeat == c->cfg->vec_max_repeat && memcmp(s->r, op->r, sizeof s->r) == 0 &&
-           memcmp(s->insn.f, op->insn.f, sizeof s->insn.f) == 0;
+           memcmp(s->insn.f, op->insn->f, sizeof s->insn.f) == 0;
 }
 
 static void decoded_keep(const dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
@@ -420,7 +420,7 @@ static void decoded_keep(const dv_unit_ctx *c, const dv_op *op, const vec_desc *
     s->cfg = c->cfg;
     s->max_repeat = c->cfg->vec_max_repeat;
     s->pc = op->pc;
-    s->insn = op->insn;
+    s->insn = *op->insn;
     s->mask_lo = c->vec->mask_lo;
     s->mask_hi = c->vec->mask_hi;
     s->mode = c->vec->mode;
@@ -467,13 +467,13 @@ bool dv_vector_exec(dv_unit_ctx *c, const dv_op *op)
 {
     c->fault = (dv_access_fault){0};
     c->fault_msg[0] = '\0';
-    if (op->insn.op == DV_OP_SET_MASK) {
+    if (op->insn->op == DV_OP_SET_MASK) {
         c->vec->mask_hi = op->r[0];
         c->vec->mask_lo = op->r[1];
         return true;
     }
-    if (op->insn.op == DV_OP_SET_MASK_MODE) {
-        int64_t m = op->insn.f[DV_F_MASKMODE];
+    if (op->insn->op == DV_OP_SET_MASK_MODE) {
+        int64_t m = op->insn->f[DV_F_MASKMODE];
         if (m < 0 || m >= DV_MASKMODE_COUNT)
             return fail(c->fault_msg, sizeof c->fault_msg, "set_mask_mode: bad mode %lld", (long long)m);
         c->vec->mode = (dv_maskmode)m;
@@ -575,7 +575,7 @@ uint64_t dv_vector_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_ba
     const dv_chip_config *cfg = c->cfg;
     memset(st, 0, sizeof *st);
     st->path = DV_PATH_NONE;
-    if (op->insn.op == DV_OP_SET_MASK || op->insn.op == DV_OP_SET_MASK_MODE)
+    if (op->insn->op == DV_OP_SET_MASK || op->insn->op == DV_OP_SET_MASK_MODE)
         return 1;
     vec_desc d;
     const decoded_slot *ds = decoded_of(c);

@@ -96,7 +96,7 @@ static bool compare(dv_cmp cmp, dv_dtype dt, uint32_t a, uint32_t b)
 static void exec_cmp(dv_unit_ctx *c, const dv_op *op, const vec_desc *d)
 {
     unsigned size = d->esize;
-    dv_cmp cmp = (dv_cmp)op->insn.f[DV_F_CMP];
+    dv_cmp cmp = (dv_cmp)op->insn->f[DV_F_CMP];
     for (unsigned r = 0; r < d->repeats; r++) {
         uint8_t bits[VEC_MAX_LANES / 8] = {0};
         for (unsigned i = 0; i < d->lanes; i++) {

@@ -42,7 +42,7 @@ static void extent(fp_run *run, const vec_desc *d, const vec_extent *x, bool wri
 
 void dv_vector_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn fn, void *user)
 {
-    if (op->insn.op == DV_OP_SET_MASK || op->insn.op == DV_OP_SET_MASK_MODE)
+    if (op->insn->op == DV_OP_SET_MASK || op->insn->op == DV_OP_SET_MASK_MODE)
         return;
     vec_desc d;
     if (!vec_decode(c, op, &d, NULL, 0) || !d.repeats)

@@ -48,7 +48,7 @@ static bool mm_shape_of(const dv_chip_config *cfg, const dv_op *op, mm_shape *s)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_MMAD, op->r[3], f);
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     bool ok = true;
     *s = (mm_shape){.m = f[MM_M], .k = f[MM_K], .n = f[MM_N]};
     switch (dt) {
@@ -87,8 +87,8 @@ uint64_t dv_cube_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back
     st->path = DV_PATH_NONE;
     st->fractals = steps;
     st->macs = s.m * s.k * s.n;
-    uint64_t per = (dv_dtype)op->insn.f[DV_F_DTYPE] == DV_DT_F32 ? c->cfg->cube_fp32_fractal_cycles
-                                                                 : c->cfg->cube_fractal_cycles;
+    uint64_t per = (dv_dtype)op->insn->f[DV_F_DTYPE] == DV_DT_F32 ? c->cfg->cube_fp32_fractal_cycles
+                                                                  : c->cfg->cube_fractal_cycles;
     uint64_t cycles = (back_to_back ? 0 : c->cfg->cube_head_cycles) + steps * per;
     return cycles ? cycles : 1;
 }
@@ -352,13 +352,13 @@ static void mm_kernel_s32(uint8_t *cc, const uint32_t *a, const uint32_t *b, uin
 bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, dv_cube_work *w)
 {
     const dv_chip_config *cfg = c->cfg;
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     mm_shape s;
     char why[160];
     w->has_work = false;
     if (!mm_shape_of(cfg, op, &s)) /* the words of mmad's type rule (isa_types.def) */
         return xf_fail(c, "mmad: %s",
-                       dv_isa_types_ok(&op->insn, why, sizeof why) ? "not a Cube input type" : why);
+                       dv_isa_types_ok(op->insn, why, sizeof why) ? "not a Cube input type" : why);
     if (dt == DV_DT_F32 && !cfg->cube_fp32_fractal_cycles)
         return xf_fail(
             c,
@@ -397,7 +397,7 @@ bool dv_cube_prepare(dv_unit_ctx *c, const dv_op *op, dv_unit_ctx *work_owner, d
                         .b_len = blen,
                         .c_len = clen,
                         .dtype = dt,
-                        .init = op->insn.f[DV_F_INIT] != 0,
+                        .init = op->insn->f[DV_F_INIT] != 0,
                         .work = work,
                         .has_work = true};
     return true;

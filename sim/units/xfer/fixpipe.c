@@ -32,12 +32,12 @@ enum { L0C_FRACTAL = 16 * 16 * 4 };
 
 static unsigned op_out_size(const dv_op *op)
 {
-    return xf_out_size((dv_quant)op->insn.f[DV_F_QUANT]);
+    return xf_out_size((dv_quant)op->insn->f[DV_F_QUANT]);
 }
 
 static dv_path fixp_path(const dv_op *op)
 {
-    return op->insn.f[DV_F_OUT] == DV_OUT_L1 ? DV_PATH_L0C_L1 : DV_PATH_L0C_GM;
+    return op->insn->f[DV_F_OUT] == DV_OUT_L1 ? DV_PATH_L0C_L1 : DV_PATH_L0C_GM;
 }
 
 uint64_t dv_fixp_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back, dv_op_stats *st)
@@ -57,7 +57,7 @@ void xf_fixp_gm_ranges(const dv_op *op, dv_gm_range_fn fn, void *user)
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_FIXP, op->r[2], f);
     uint64_t size = op_out_size(op);
-    if (op->insn.f[DV_F_NZ2ND]) {
+    if (op->insn->f[DV_F_NZ2ND]) {
         for (uint64_t r = 0; r < f[FX_M]; r++)
             fn(user, op->r[0] + r * f[FX_DSTSTRIDE] * size, f[FX_N] * size, true);
     } else {
@@ -70,7 +70,7 @@ void xf_fixp_gm_ranges(const dv_op *op, dv_gm_range_fn fn, void *user)
 static bool conv_setup(dv_unit_ctx *c, const dv_op *op, uint64_t entries, xf_conv *cv)
 {
     *cv = (xf_conv){
-        .quant = (dv_quant)op->insn.f[DV_F_QUANT], .relu = op->insn.f[DV_F_RELU] != 0, .q = op->r[3]};
+        .quant = (dv_quant)op->insn->f[DV_F_QUANT], .relu = op->insn->f[DV_F_RELU] != 0, .q = op->r[3]};
     if (cv->quant != DV_Q_VDEQ && cv->quant != DV_Q_VREQ)
         return true;
     cv->table = xf_span(c, DV_MEM_L1, op->r[3], entries * 8, c->cfg->align_l1);
@@ -85,11 +85,11 @@ bool dv_fixp_exec(dv_unit_ctx *c, const dv_op *op)
         return xf_fail(c, "fixp: this chip (%s) has no %s path (no FixPipe)", cfg->name, dv_path_name(path));
     unsigned osize = op_out_size(op);
     if (!osize)
-        return xf_fail(c, "fixp: invalid quant mode %lld", (long long)op->insn.f[DV_F_QUANT]);
+        return xf_fail(c, "fixp: invalid quant mode %lld", (long long)op->insn->f[DV_F_QUANT]);
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_FIXP, op->r[2], f);
     uint64_t m = f[FX_M], n = f[FX_N], srcm = f[FX_SRCM], ds = f[FX_DSTSTRIDE];
-    bool nd = op->insn.f[DV_F_NZ2ND] != 0;
+    bool nd = op->insn->f[DV_F_NZ2ND] != 0;
     if (!m || !n)
         return true;
     if (srcm < m)
@@ -138,7 +138,7 @@ bool xf_l0c_ub_exec(dv_unit_ctx *c, const dv_op *op)
         return xf_fail(c, "copy_l0c_ub: this chip (%s) has no L0C->UB path", cfg->name);
     unsigned osize = op_out_size(op);
     if (!osize)
-        return xf_fail(c, "copy_l0c_ub: invalid quant mode %lld", (long long)op->insn.f[DV_F_QUANT]);
+        return xf_fail(c, "copy_l0c_ub: invalid quant mode %lld", (long long)op->insn->f[DV_F_QUANT]);
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
     uint64_t nb = f[BU_NBURST], len = f[BU_LEN];

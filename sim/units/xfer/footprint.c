@@ -44,14 +44,14 @@ static void copy(fp_run *run, const dv_op *op)
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
     uint64_t len = f[BU_LEN] * XF_BLOCK;
-    ends e = copy_ends(op->insn.op);
+    ends e = copy_ends(op->insn->op);
     bursts(run, e.src, op->r[1], f[BU_NBURST], len, len + f[BU_SRCGAP] * XF_BLOCK, false);
     bursts(run, e.dst, op->r[0], f[BU_NBURST], len, len + f[BU_DSTGAP] * XF_BLOCK, true);
 }
 
 static void nd2nz(fp_run *run, const dv_op *op)
 {
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     unsigned size = (unsigned)dt < DV_DT_COUNT ? dv_dtype_size(dt) : 0;
     if (!size || XF_BLOCK % size)
         return;
@@ -75,7 +75,7 @@ static void nd2nz(fp_run *run, const dv_op *op)
 static void load2d(fp_run *run, const dv_op *op)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
-    dv_mem_kind dst = op->insn.op == DV_OP_LOAD2D_L0A ? DV_MEM_L0A : DV_MEM_L0B;
+    dv_mem_kind dst = op->insn->op == DV_OP_LOAD2D_L0A ? DV_MEM_L0A : DV_MEM_L0B;
     if (xf_load2d_squares(op)) { /* layout load2dt: two fractals a square on each side */
         xf_unpack(DV_LAYOUT_LOAD2DT, op->r[2], f);
         for (uint64_t h = 0; h < 2; h++) {
@@ -103,7 +103,7 @@ static void load3d(fp_run *run, const dv_unit_ctx *c, const dv_op *op)
     fp_add(run, DV_MEM_L1, op->r[1], ic[IC_C1] * fm[FM_H] * fm[FM_W] * XF_BLOCK, false);
     fp_flush(run);
     uint64_t m1 = (ip[IP_MEXT] + XF_ROWS - 1) / XF_ROWS;
-    fp_add(run, op->insn.op == DV_OP_LOAD3D_L0A ? DV_MEM_L0A : DV_MEM_L0B, op->r[0],
+    fp_add(run, op->insn->op == DV_OP_LOAD3D_L0A ? DV_MEM_L0A : DV_MEM_L0B, op->r[0],
            m1 * ip[IP_KEXT] * XF_FRACTAL, true);
     fp_flush(run);
 }
@@ -111,7 +111,7 @@ static void load3d(fp_run *run, const dv_unit_ctx *c, const dv_op *op)
 /* The vdeq/vreq table in L1: entries x 8 bytes at the q register. */
 static void table(fp_run *run, const dv_op *op, uint64_t entries)
 {
-    dv_quant q = (dv_quant)op->insn.f[DV_F_QUANT];
+    dv_quant q = (dv_quant)op->insn->f[DV_F_QUANT];
     if (q == DV_Q_VDEQ || q == DV_Q_VREQ) {
         fp_add(run, DV_MEM_L1, op->r[3], entries * 8, false);
         fp_flush(run);
@@ -122,7 +122,7 @@ static void l0c_ub(fp_run *run, const dv_op *op)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
-    uint64_t nb = f[BU_NBURST], len = f[BU_LEN], osize = xf_out_size((dv_quant)op->insn.f[DV_F_QUANT]);
+    uint64_t nb = f[BU_NBURST], len = f[BU_LEN], osize = xf_out_size((dv_quant)op->insn->f[DV_F_QUANT]);
     if (!nb || !len || !osize)
         return;
     table(run, op, 16);
@@ -135,10 +135,10 @@ static void fixp(fp_run *run, const dv_op *op)
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_FIXP, op->r[2], f);
     uint64_t m = f[FX_M], n = f[FX_N], srcm = f[FX_SRCM], ds = f[FX_DSTSTRIDE];
-    uint64_t osize = xf_out_size((dv_quant)op->insn.f[DV_F_QUANT]);
+    uint64_t osize = xf_out_size((dv_quant)op->insn->f[DV_F_QUANT]);
     if (!m || !n || !osize)
         return;
-    dv_mem_kind dk = op->insn.f[DV_F_OUT] == DV_OUT_L1 ? DV_MEM_L1 : DV_MEM_GM;
+    dv_mem_kind dk = op->insn->f[DV_F_OUT] == DV_OUT_L1 ? DV_MEM_L1 : DV_MEM_GM;
     table(run, op, n);
     /* L0C: per fractal column, the first `cols` 4-byte elements of rows 0..m-1 */
     for (uint64_t cb = 0; cb * 16 < n; cb++) {
@@ -147,7 +147,7 @@ static void fixp(fp_run *run, const dv_op *op)
             fp_add(run, DV_MEM_L0C, op->r[1] + (cb * srcm + r) * 64, cols * 4, false);
     }
     fp_flush(run);
-    if (op->insn.f[DV_F_NZ2ND]) {
+    if (op->insn->f[DV_F_NZ2ND]) {
         for (uint64_t r = 0; r < m; r++)
             fp_add(run, dk, op->r[0] + r * ds * osize, n * osize, true);
     } else {
@@ -164,7 +164,7 @@ void dv_xfer_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn 
 {
     fp_run run = {.fn = fn, .user = user};
     uint64_t a, b, cc;
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_COPY_GM_L1:
     case DV_OP_COPY_GM_UB:
     case DV_OP_COPY_UB_GM:
@@ -182,7 +182,7 @@ void dv_xfer_footprint(const dv_unit_ctx *c, const dv_op *op, dv_unit_access_fn 
             return;
         fn(user, DV_MEM_L0A, op->r[1], a, false);
         fn(user, DV_MEM_L0B, op->r[2], b, false);
-        if (!op->insn.f[DV_F_INIT])
+        if (!op->insn->f[DV_F_INIT])
             fn(user, DV_MEM_L0C, op->r[0], cc, false);
         fn(user, DV_MEM_L0C, op->r[0], cc, true);
         return;

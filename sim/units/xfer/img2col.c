@@ -39,7 +39,7 @@ static uint64_t out_bytes(const dv_op *op)
 uint64_t xf_img2col_cycles(const dv_unit_ctx *c, const dv_op *op, dv_op_stats *st)
 {
     const dv_chip_config *cfg = c->cfg;
-    st->path = op->insn.op == DV_OP_LOAD3D_L0A ? DV_PATH_L1_L0A : DV_PATH_L1_L0B;
+    st->path = op->insn->op == DV_OP_LOAD3D_L0A ? DV_PATH_L1_L0A : DV_PATH_L1_L0B;
     st->bytes = out_bytes(op);
     return dv_xfer_cycles(st->bytes, dv_path_bw(cfg, st->path), cfg->dma_head_cycles, false, cfg->gm_latency,
                           cfg->gm_full_bw_bytes);
@@ -58,9 +58,9 @@ static bool out_dim(uint64_t in, uint64_t pad_lo, uint64_t pad_hi, uint64_t k, u
 
 bool xf_img2col_exec(dv_unit_ctx *c, const dv_op *op)
 {
-    const char *name = dv_isa_info(op->insn.op)->mnemonic;
-    bool l0a = op->insn.op == DV_OP_LOAD3D_L0A;
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    const char *name = dv_isa_info(op->insn->op)->mnemonic;
+    bool l0a = op->insn->op == DV_OP_LOAD3D_L0A;
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     unsigned size = (unsigned)dt < DV_DT_COUNT ? dv_dtype_size(dt) : 0;
     if (!size || XF_BLOCK % size)
         return xf_fail(c, "%s: unsupported dtype", name);

@@ -83,9 +83,9 @@ static uint64_t c0_of(dv_dtype dt)
 static uint64_t mte_bytes(const dv_op *op)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS], g[DV_LAYOUT_MAX_FIELDS];
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_ND2NZ_GM_L1: {
-        uint64_t c0 = c0_of((dv_dtype)op->insn.f[DV_F_DTYPE]);
+        uint64_t c0 = c0_of((dv_dtype)op->insn->f[DV_F_DTYPE]);
         xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f);
         return c0 ? f[ND0_NDNUM] * f[ND0_N] * ceil_div(f[ND0_D], c0) * XF_BLOCK : 0;
     }
@@ -105,7 +105,7 @@ static uint64_t mte_bytes(const dv_op *op)
 static uint64_t mte_bursts(const dv_op *op)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_ND2NZ_GM_L1: xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f); return f[ND0_NDNUM] * f[ND0_N];
     case DV_OP_COPY_GM_L1:
     case DV_OP_COPY_GM_UB:
@@ -128,7 +128,7 @@ uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back,
     (void)back_to_back; /* the core overlaps start-ups (path.mteN_requests) from st->lead */
     const dv_chip_config *cfg = c->cfg;
     uint64_t cycles;
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_SET_FMATRIX:
         st->path = DV_PATH_NONE;
         st->bytes = 0;
@@ -144,7 +144,7 @@ uint64_t dv_mte_cycles(const dv_unit_ctx *c, const dv_op *op, bool back_to_back,
         return cycles;
     default: break;
     }
-    route rt = route_of(op->insn.op);
+    route rt = route_of(op->insn->op);
     st->path = rt.path;
     st->bytes = mte_bytes(op);
     bool gm = rt.src == DV_MEM_GM || rt.dst == DV_MEM_GM;
@@ -211,7 +211,7 @@ void dv_nd2nz_compute(const dv_nd2nz_work *w)
 bool dv_nd2nz_prepare(dv_unit_ctx *c, const dv_op *op, dv_nd2nz_work *w)
 {
     *w = (dv_nd2nz_work){.has_work = false};
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     uint64_t c0 = c0_of(dt);
     if (!c0)
         return xf_fail(c, "nd2nz_gm_l1: unsupported dtype");
@@ -280,8 +280,8 @@ static bool exec_nd2nz(dv_unit_ctx *c, const dv_op *op)
 
 bool xf_load2d_squares(const dv_op *op)
 {
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
-    return op->insn.f[DV_F_TRANSPOSE] && (unsigned)dt < DV_DT_COUNT && dv_dtype_size(dt) == 4;
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
+    return op->insn->f[DV_F_TRANSPOSE] && (unsigned)dt < DV_DT_COUNT && dv_dtype_size(dt) == 4;
 }
 
 /* The merging transpose of 4-byte elements (layout load2dt): each square's
@@ -324,13 +324,13 @@ static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
         return exec_load2d_squares(c, op, rt);
     uint64_t f[DV_LAYOUT_MAX_FIELDS];
     xf_unpack(DV_LAYOUT_LOAD2D, op->r[2], f);
-    bool transpose = op->insn.f[DV_F_TRANSPOSE] != 0;
-    dv_dtype dt = (dv_dtype)op->insn.f[DV_F_DTYPE];
+    bool transpose = op->insn->f[DV_F_TRANSPOSE] != 0;
+    dv_dtype dt = (dv_dtype)op->insn->f[DV_F_DTYPE];
     if (transpose && ((unsigned)dt >= DV_DT_COUNT || dv_dtype_size(dt) != 2))
         return xf_fail(c,
                        "%s: transpose=1 needs a 16-bit dtype (f16, bf16, s16, u16) or a 4-byte one (f32, "
                        "s32, u32), not %s",
-                       dv_isa_info(op->insn.op)->mnemonic, dv_dtype_name(dt));
+                       dv_isa_info(op->insn->op)->mnemonic, dv_dtype_name(dt));
     /* Checking the two extents once covers every fractal (each lies inside
      * its extent, at a multiple of 512 bytes from its aligned start); only
      * when one is out of range are the fractals checked one by one, so the
@@ -370,19 +370,19 @@ static bool exec_load2d(dv_unit_ctx *c, const dv_op *op, route rt)
 
 bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op)
 {
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_SET_FMATRIX: *c->fmatrix = op->r[0]; return true;
     case DV_OP_LOAD3D_L0A:
     case DV_OP_LOAD3D_L0B: return xf_img2col_exec(c, op);
     case DV_OP_COPY_L0C_UB: return xf_l0c_ub_exec(c, op);
     default: break;
     }
-    route rt = route_of(op->insn.op);
+    route rt = route_of(op->insn->op);
     if (rt.path == DV_PATH_NONE)
-        return xf_fail(c, "opcode 0x%02x is not a transfer instruction", (unsigned)op->insn.op);
+        return xf_fail(c, "opcode 0x%02x is not a transfer instruction", (unsigned)op->insn->op);
     if (!dv_path_bw(c->cfg, rt.path))
         return missing_path(c, rt.path);
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_ND2NZ_GM_L1: return exec_nd2nz(c, op);
     case DV_OP_LOAD2D_L0A:
     case DV_OP_LOAD2D_L0B: return exec_load2d(c, op, rt);
@@ -393,11 +393,11 @@ bool dv_mte_exec(dv_unit_ctx *c, const dv_op *op)
 void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn, void *user)
 {
     uint64_t f[DV_LAYOUT_MAX_FIELDS], g[DV_LAYOUT_MAX_FIELDS];
-    switch (op->insn.op) {
+    switch (op->insn->op) {
     case DV_OP_COPY_GM_L1:
     case DV_OP_COPY_GM_UB:
     case DV_OP_COPY_UB_GM: {
-        bool write = op->insn.op == DV_OP_COPY_UB_GM;
+        bool write = op->insn->op == DV_OP_COPY_UB_GM;
         xf_unpack(DV_LAYOUT_BURST, op->r[2], f);
         uint64_t len = f[BU_LEN] * XF_BLOCK, gap = (write ? f[BU_DSTGAP] : f[BU_SRCGAP]) * XF_BLOCK;
         uint64_t base = write ? op->r[0] : op->r[1];
@@ -406,7 +406,7 @@ void dv_xfer_gm_ranges(const dv_op *op, const dv_op_stats *st, dv_gm_range_fn fn
         return;
     }
     case DV_OP_ND2NZ_GM_L1: {
-        uint64_t c0 = c0_of((dv_dtype)op->insn.f[DV_F_DTYPE]), size = c0 ? XF_BLOCK / c0 : 1;
+        uint64_t c0 = c0_of((dv_dtype)op->insn->f[DV_F_DTYPE]), size = c0 ? XF_BLOCK / c0 : 1;
         xf_unpack(DV_LAYOUT_ND2NZ0, op->r[2], f);
         xf_unpack(DV_LAYOUT_ND2NZ1, op->r[3], g);
         for (uint64_t t = 0; t < f[ND0_NDNUM]; t++)

@@ -296,7 +296,7 @@ START_TEST(reductions)
         mx = (int32_t)v > mx ? (int32_t)v : mx;
     }
     ck_assert_uint_eq(vt_ld(&e, DST, 4), sum);
-    op.insn.op = DV_OP_VCMAX;
+    op_insn(&op)->op = DV_OP_VCMAX;
     ck_assert(dv_vector_exec(&e.c, &op));
     ck_assert_int_eq((int32_t)vt_ld(&e, DST, 4), mx);
     vt_free(&e);
@@ -317,7 +317,7 @@ START_TEST(compare_and_select)
     for (unsigned cmp = 0; cmp < DV_CMP_COUNT; cmp++) {
         memset(vt_ub(&e, DST), SENT, 64);
         dv_op op = vt_op(DV_OP_VCMP, DV_DT_F16, DST, SRC0, SRC1, vt_vrep_dense(2), 0);
-        op.insn.f[DV_F_CMP] = cmp;
+        op_insn(&op)->f[DV_F_CMP] = cmp;
         ck_assert(dv_vector_exec(&e.c, &op));
         for (unsigned r = 0; r < 2; r++)
             for (unsigned i = 0; i < 128; i++) {
@@ -337,7 +337,7 @@ START_TEST(compare_and_select)
     }
     /* vsel with the lt bits: dst = a < b ? a : b = min where active. */
     dv_op op = vt_op(DV_OP_VCMP, DV_DT_F16, 0x18000, SRC0, SRC1, vt_vrep_dense(2), 0);
-    op.insn.f[DV_F_CMP] = DV_CMP_LT;
+    op_insn(&op)->f[DV_F_CMP] = DV_CMP_LT;
     ck_assert(dv_vector_exec(&e.c, &op));
     memset(vt_ub(&e, DST), SENT, 512);
     op = vt_op(DV_OP_VSEL, DV_DT_F16, DST, SRC0, SRC1, vt_vrep_dense(2), 0x18000);
@@ -356,7 +356,7 @@ START_TEST(compare_and_select)
         vt_st(&e, SRC1 + i * 4, 4, 0);
     }
     op = vt_op(DV_OP_VCMP, DV_DT_S32, DST, SRC0, SRC1, vt_vrep_dense(1), 0);
-    op.insn.f[DV_F_CMP] = DV_CMP_LT;
+    op_insn(&op)->f[DV_F_CMP] = DV_CMP_LT;
     ck_assert(dv_vector_exec(&e.c, &op));
     ck_assert_uint_eq(vt_ld(&e, DST, 4), 0xffffffffu);
     ck_assert_uint_eq(vt_ld(&e, DST + 4, 4), 0u);
@@ -376,7 +376,7 @@ START_TEST(transpose)
     for (unsigned r = 0; r < 16; r++)
         for (unsigned c = 0; c < 16; c++)
             ck_assert_uint_eq(vt_ld(&e, DST + (c * 16 + r) * 2, 2), (r * 16 + c) * 3 + 1);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert(!dv_vector_exec(&e.c, &op));
     ck_assert(e.c.fault_msg[0] != '\0');
     ck_assert_int_eq(e.c.fault.kind, DV_FAULT_NONE);
@@ -418,7 +418,7 @@ START_TEST(faults)
     op = vt_op(DV_OP_VADD, DV_DT_U8, DST, SRC0, SRC1, vt_vrep_dense(1), 0);
     ck_assert(!dv_vector_exec(&e.c, &op));
     op = vt_op(DV_OP_VCMP, DV_DT_F16, DST, SRC0, SRC1, vt_vrep_dense(1), 0);
-    op.insn.f[DV_F_CMP] = DV_CMP_COUNT;
+    op_insn(&op)->f[DV_F_CMP] = DV_CMP_COUNT;
     ck_assert(!dv_vector_exec(&e.c, &op));
     ck_assert_int_eq(e.c.fault.kind, DV_FAULT_NONE);
     vt_free(&e);
@@ -442,7 +442,7 @@ START_TEST(timing_only_and_mask_ops)
     ck_assert_uint_eq(e.vec.mask_hi, 0x1234);
     ck_assert_uint_eq(e.vec.mask_lo, 0x5678);
     op = vt_op(DV_OP_SET_MASK_MODE, DV_DT_F16, 0, 0, 0, 0, 0);
-    op.insn.f[DV_F_MASKMODE] = DV_MASK_COUNT_MODE;
+    op_insn(&op)->f[DV_F_MASKMODE] = DV_MASK_COUNT_MODE;
     ck_assert(dv_vector_exec(&e.c, &op));
     ck_assert_int_eq(e.vec.mode, DV_MASK_COUNT_MODE);
     vt_free(&e);

@@ -15,9 +15,9 @@ static void conv_f32(vt_env *e, dv_dtype to, dv_round rnd, const float *in, unsi
     for (unsigned i = 0; i < n; i++)
         vt_st(e, SRC + i * 4, 4, dv_f32_bits(in[i]));
     dv_op op = vt_op(DV_OP_VCONV, DV_DT_F16, DST, SRC, vt_vrep_dense(1), 0, 0);
-    op.insn.f[DV_F_FROM] = DV_DT_F32;
-    op.insn.f[DV_F_TO] = to;
-    op.insn.f[DV_F_ROUND] = rnd;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TO] = to;
+    op_insn(&op)->f[DV_F_ROUND] = rnd;
     ck_assert_msg(dv_vector_exec(&e->c, &op), "%s", e->c.fault_msg);
     unsigned sz = dv_dtype_size(to);
     for (unsigned i = 0; i < n; i++)
@@ -108,29 +108,29 @@ START_TEST(saturation)
     for (unsigned i = 0; i < 5; i++)
         vt_st(&e, SRC + i * 4, 4, (uint32_t)iv[i]);
     dv_op op = vt_op(DV_OP_VCONV, DV_DT_F16, DST, SRC, vt_vrep_dense(1), 0, 0);
-    op.insn.f[DV_F_FROM] = DV_DT_S32;
-    op.insn.f[DV_F_TO] = DV_DT_S8;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_S32;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_S8;
     ck_assert(dv_vector_exec(&e.c, &op));
     static const int8_t w8[] = {127, -128, 127, -128, 5};
     for (unsigned i = 0; i < 5; i++)
         ck_assert_int_eq((int8_t)*vt_ub(&e, DST + i), w8[i]);
-    op.insn.f[DV_F_TO] = DV_DT_S16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_S16;
     ck_assert(dv_vector_exec(&e.c, &op));
     static const int16_t w16[] = {1000, -1000, 32767, -32768, 5};
     for (unsigned i = 0; i < 5; i++)
         ck_assert_int_eq((int16_t)vt_ld(&e, DST + i * 2, 2), w16[i]);
-    op.insn.f[DV_F_FROM] = DV_DT_S16;
-    op.insn.f[DV_F_TO] = DV_DT_S32;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_S16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_S32;
     op.r[1] = DST;
     op.r[0] = 0x18000;
     ck_assert(dv_vector_exec(&e.c, &op));
     ck_assert_int_eq((int32_t)vt_ld(&e, 0x18000 + 12, 4), -32768);
     /* Unsupported pairs. */
-    op.insn.f[DV_F_FROM] = DV_DT_F32;
-    op.insn.f[DV_F_TO] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F32;
     ck_assert(!dv_vector_exec(&e.c, &op));
     ck_assert_int_eq(e.c.fault.kind, DV_FAULT_NONE);
-    op.insn.f[DV_F_TO] = DV_DT_U16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_U16;
     ck_assert(!dv_vector_exec(&e.c, &op));
     vt_free(&e);
 }
@@ -148,8 +148,8 @@ START_TEST(narrowing_layout)
     memset(vt_ub(&e, DST), 0xa5, 512);
     e.vec.mask_lo = 0xfffffffffffffff0ull; /* lanes 0-3 of each repeat untouched */
     dv_op op = vt_op(DV_OP_VCONV, DV_DT_F16, DST, SRC, vt_vrep(2, 1, 1, 0, 4, 8, 0), 0, 0);
-    op.insn.f[DV_F_FROM] = DV_DT_F32;
-    op.insn.f[DV_F_TO] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F16;
     ck_assert(dv_vector_exec(&e.c, &op));
     for (unsigned i = 0; i < 128; i++) {
         uint32_t want = i % 64 < 4 ? 0xa5a5u : dv_f32_to_fp16((float)i * 0.37f - 20.0f);
@@ -158,8 +158,8 @@ START_TEST(narrowing_layout)
     ck_assert_uint_eq(vt_ld(&e, DST + 256, 2), 0xa5a5u);
     /* f16 -> f32 widening: 128 lanes would be 512 bytes, so a repeat is 64 lanes. */
     op = vt_op(DV_OP_VCONV, DV_DT_F16, 0x18000, DST, vt_vrep(1, 1, 1, 0, 8, 4, 0), 0, 0);
-    op.insn.f[DV_F_FROM] = DV_DT_F16;
-    op.insn.f[DV_F_TO] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F32;
     e.vec.mask_lo = ~0ull;
     ck_assert(dv_vector_exec(&e.c, &op));
     ck_assert_uint_eq(vt_ld(&e, 0x18000 + 10 * 4, 4),
@@ -175,8 +175,8 @@ START_TEST(deq_and_quant)
     for (unsigned i = 0; i < 64; i++)
         vt_st(&e, SRC + i * 4, 4, (uint32_t)((int32_t)i * 1001 - 30000));
     dv_op op = vt_op(DV_OP_VDEQ, DV_DT_F16, DST, SRC, dv_f32_bits(0.125f), vt_vrep_dense(1), 0);
-    op.insn.f[DV_F_FROM] = DV_DT_S32;
-    op.insn.f[DV_F_TO] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_S32;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F16;
     ck_assert(dv_vector_exec(&e.c, &op));
     for (unsigned i = 0; i < 64; i++)
         ck_assert_uint_eq(vt_ld(&e, DST + i * 2, 2),
@@ -187,8 +187,8 @@ START_TEST(deq_and_quant)
         vt_st(&e, SRC + i * 2, 2, dv_f32_to_fp16((float)i - 64.0f + 0.25f));
     uint64_t q = dv_f32_bits(2.0f) | (uint64_t)(uint32_t)-3 << 32;
     op = vt_op(DV_OP_VQUANT, DV_DT_F16, DST, SRC, q, vt_vrep_dense(1), 0);
-    op.insn.f[DV_F_FROM] = DV_DT_F16;
-    op.insn.f[DV_F_TO] = DV_DT_S8;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_S8;
     ck_assert(dv_vector_exec(&e.c, &op));
     for (unsigned i = 0; i < 128; i++) {
         /* x*2 = 2i - 127.5: a tie, rne rounds to the even neighbour. */
@@ -196,7 +196,7 @@ START_TEST(deq_and_quant)
         int want = y > 127 ? 127 : y < -128 ? -128 : (int)y;
         ck_assert_int_eq((int8_t)*vt_ub(&e, DST + i), want);
     }
-    op.insn.f[DV_F_TO] = DV_DT_F16; /* not a quantised type */
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F16; /* not a quantised type */
     ck_assert(!dv_vector_exec(&e.c, &op));
     vt_free(&e);
 }

@@ -29,10 +29,10 @@ START_TEST(vadd_formula)
     ck_assert_uint_eq(st.ub_group_conflict_cycles + st.ub_bank_conflict_cycles, 0);
     ck_assert_int_eq(st.path, DV_PATH_NONE);
     ck_assert_uint_eq(cyc(&e, op, true, &st), 10 * 1); /* back to back: R*slope */
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 10 * 2 + 14);
     ck_assert_uint_eq(st.elem_ops, 640);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     op.r[3] = vt_vrep_dense(0);
     ck_assert_uint_eq(cyc(&e, op, false, &st), 24);
     vt_free(&e);
@@ -51,14 +51,14 @@ START_TEST(classes)
     ck_assert_uint_eq(cyc(&e, op, true, &st), 1);
     op = vt_op(DV_OP_VDIV, DV_DT_F16, D, A, B, vt_vrep_dense(3), 0);
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 3 * 4 + 14);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 3 * 4 + 14);
     op = vt_op(DV_OP_VCONV, DV_DT_F16, D, A, vt_vrep(1, 1, 1, 0, 4, 8, 0), 0, 0);
-    op.insn.f[DV_F_FROM] = DV_DT_F32;
-    op.insn.f[DV_F_TO] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_F16;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 2 + 14); /* the wider type sets the slope */
-    op.insn.f[DV_F_FROM] = DV_DT_S16;
-    op.insn.f[DV_F_TO] = DV_DT_S8;
+    op_insn(&op)->f[DV_F_FROM] = DV_DT_S16;
+    op_insn(&op)->f[DV_F_TO] = DV_DT_S8;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 1 + 14);
     op = vt_op(DV_OP_VTRANS, DV_DT_F16, D, A, 0, 0, 0);
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 2 + 14); /* two 256-byte repeats */
@@ -80,11 +80,11 @@ START_TEST(masks_and_count_mode)
     e.vec.mask_hi = 1;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 3 + 14);
     ck_assert_uint_eq(st.elem_ops, 6 * 3);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     e.vec.mask_hi = ~0ull; /* not used by 32-bit lanes */
     cyc(&e, op, false, &st);
     ck_assert_uint_eq(st.elem_ops, 5 * 3);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     e.vec.mode = DV_MASK_COUNT_MODE;
     e.vec.mask_lo = 37;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 3 + 14 + 16);
@@ -112,7 +112,7 @@ START_TEST(bank_conflicts)
     ck_assert_uint_eq(st.ub_bank_conflict_cycles, 0);
     ck_assert_uint_eq(cyc(&e, op, true, &st), 10 + 10);
     /* f32 has a slope of 2: the 2-cycle repeat hides the conflict. */
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert_uint_eq(cyc(&e, op, false, &st), 10 + 20 + 14);
     ck_assert_uint_eq(st.ub_group_conflict_cycles, 0);
     /* src0 and src1 on the same rows (stride 0 re-reads): one access per row. */

@@ -58,8 +58,9 @@ dv_op vt_op(dv_opcode opc, dv_dtype dt, uint64_t r0, uint64_t r1, uint64_t r2, u
 {
     dv_op op;
     memset(&op, 0, sizeof op);
-    op.insn.op = opc;
-    op.insn.f[DV_F_DTYPE] = dt;
+    op.insn = unit_insn_new();
+    op_insn(&op)->op = opc;
+    op_insn(&op)->f[DV_F_DTYPE] = dt;
     op.r[0] = r0;
     op.r[1] = r1;
     op.r[2] = r2;

@@ -3,6 +3,7 @@
 #ifndef VT_ENV_H
 #define VT_ENV_H
 
+#include "../unit_insn.h"
 #include "dv_fp.h"
 #include "dv_unit.h"
 

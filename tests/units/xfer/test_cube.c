@@ -112,13 +112,13 @@ static void check_shape_with(fill_fn *fill_inputs, dv_dtype dt, unsigned m, unsi
     uint32_t *ref = calloc((size_t)m * n, sizeof *ref);
     ck_assert(a && b && ref);
     dv_op op = xt_op(DV_OP_MMAD, 0x1000, 0, 0, mm_params(m, k, n));
-    op.insn.f[DV_F_DTYPE] = dt;
+    op_insn(&op)->f[DV_F_DTYPE] = dt;
     for (int round = 0; round < 2; round++) {
         fill_inputs(a, m * k, dt, &seed);
         fill_inputs(b, k * n, dt, &seed);
         put_a(e.mem[DV_MEM_L0A].bytes, a, m, k, k0, es);
         put_b(e.mem[DV_MEM_L0B].bytes, b, k, n, k0, es);
-        op.insn.f[DV_F_INIT] = round == 0;
+        op_insn(&op)->f[DV_F_INIT] = round == 0;
         for (unsigned r = 0; r < m; r++)
             for (unsigned c = 0; c < n; c++) {
                 if (dt == DV_DT_S8) {
@@ -210,8 +210,8 @@ START_TEST(mmad_small_by_hand)
     put_a(e.mem[DV_MEM_L0A].bytes, a, 2, 2, 16, 2);
     put_b(e.mem[DV_MEM_L0B].bytes, b, 2, 2, 16, 2);
     dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(2, 2, 2));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
-    op.insn.f[DV_F_INIT] = 1;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_INIT] = 1;
     ck_assert(dv_cube_exec(&e.ctx, &op));
     const uint8_t *c = e.mem[DV_MEM_L0C].bytes;
     ck_assert_float_eq(dv_f32_from_bits(get_c(c, 2, 0, 0)), 19.0f);
@@ -229,7 +229,7 @@ START_TEST(mmad_cycles)
     dv_op_stats st = {0};
     /* f16 32x32x32: M1 = K1 = N1 = 2, 8 fractal steps; head 6 -> 14. */
     dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(32, 32, 32));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 8);
     ck_assert_uint_eq(st.fractals, 8);
     ck_assert_uint_eq(st.macs, 32 * 32 * 32);
@@ -237,7 +237,7 @@ START_TEST(mmad_cycles)
     ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, true, &st), 8);
     /* s8 17x64x16: M1 = 2, K1 = 64/32 = 2, N1 = 1 -> 4 steps, 6 + 4. */
     op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(17, 64, 16));
-    op.insn.f[DV_F_DTYPE] = DV_DT_S8;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_S8;
     ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 4);
     ck_assert_uint_eq(st.macs, 17 * 64 * 16);
     xt_close(&e);
@@ -255,7 +255,7 @@ START_TEST(mmad_f32_cycles)
     xt_open(&e, "ascend910b");
     dv_op_stats st = {0};
     dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(16, 8, 16));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert_uint_eq(e.cfg.cube_fp32_fractal_cycles, 2);
     ck_assert_uint_eq(dv_cube_cycles(&e.ctx, &op, false, &st), 6 + 1 * 1 * 1 * 2);
     ck_assert_uint_eq(st.fractals, 1);
@@ -277,20 +277,20 @@ START_TEST(mmad_faults)
     xt_env e;
     xt_open(&e, "ascend910");
     dv_op op = xt_op(DV_OP_MMAD, 0, 0, 0, mm_params(16, 16, 16));
-    op.insn.f[DV_F_DTYPE] = DV_DT_S32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_S32;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
     ck_assert_msg(strstr(e.ctx.fault_msg, "dtype=s32 is not one of f16, bf16, f32, s8, u8"), "%s",
                   e.ctx.fault_msg);
     /* f32 is a Cube type, but ascend910's Cube has none: an illegal
      * instruction that names the chip key */
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
     ck_assert_msg(strstr(e.ctx.fault_msg, "illegal instruction: mmad dtype=f32") &&
                       strstr(e.ctx.fault_msg, "cube.fp32_fractal_cycles = 0"),
                   "%s", e.ctx.fault_msg);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     /* L0A not fractal aligned. */
     op.r[1] = 32;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
@@ -298,7 +298,7 @@ START_TEST(mmad_faults)
     ck_assert_int_eq(e.ctx.fault.mem, DV_MEM_L0A);
     /* C tile of 64x64 (16 KiB) starting 8 KiB before the end of L0C. */
     op = xt_op(DV_OP_MMAD, e.cfg.l0c_bytes - 8192, 0, 0, mm_params(64, 16, 64));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     ck_assert(!dv_cube_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_RANGE);
     ck_assert_int_eq(e.ctx.fault.mem, DV_MEM_L0C);

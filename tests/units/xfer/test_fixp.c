@@ -93,10 +93,10 @@ START_TEST(fixp_modes)
                      (uint64_t)dv_f32_bits(scale) | (uint64_t)(uint32_t)offset << 32);
     if (q == DV_Q_VDEQ || q == DV_Q_VREQ)
         op.r[3] = TABLE;
-    op.insn.f[DV_F_QUANT] = q;
-    op.insn.f[DV_F_RELU] = relu;
-    op.insn.f[DV_F_NZ2ND] = nd;
-    op.insn.f[DV_F_OUT] = to_l1 ? DV_OUT_L1 : DV_OUT_GM;
+    op_insn(&op)->f[DV_F_QUANT] = q;
+    op_insn(&op)->f[DV_F_RELU] = relu;
+    op_insn(&op)->f[DV_F_NZ2ND] = nd;
+    op_insn(&op)->f[DV_F_OUT] = to_l1 ? DV_OUT_L1 : DV_OUT_GM;
     ck_assert_msg(dv_fixp_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
     const uint8_t *out = xt_ptr(&e, to_l1 ? DV_MEM_L1 : DV_MEM_GM, dst, 4096);
     for (unsigned r = 0; r < M; r++)
@@ -123,8 +123,8 @@ START_TEST(fixp_cycles_and_faults)
     /* 20 x 20 f16 = 800 B to GM on 910B (bw 41, head 20, latency 200, full
      * 16384): 20 + ceil(800/41) + 200*(16384-800)/16384 = 20 + 20 + 190. */
     dv_op op = xt_op(DV_OP_FIXP, 0, 0, fx(M, N, SRCM, N), 0);
-    op.insn.f[DV_F_QUANT] = DV_Q_F16;
-    op.insn.f[DV_F_NZ2ND] = 1;
+    op_insn(&op)->f[DV_F_QUANT] = DV_Q_F16;
+    op_insn(&op)->f[DV_F_NZ2ND] = 1;
     ck_assert_uint_eq(dv_fixp_cycles(&e.ctx, &op, false, &st), 230);
     /* Source tile beyond the end of L0C. */
     op.r[0] = xt_gm_alloc(&e, 4096);
@@ -162,8 +162,8 @@ START_TEST(l0c_ub_bursts)
      * and 2 -> UB fractals 0 and 2 (512 B each as f16), relu on. */
     uint64_t v[] = {2, 1, 1, 1};
     dv_op op = xt_op(DV_OP_COPY_L0C_UB, 0, 0, xt_pack(DV_LAYOUT_BURST, v, 4), 0);
-    op.insn.f[DV_F_QUANT] = DV_Q_F16;
-    op.insn.f[DV_F_RELU] = 1;
+    op_insn(&op)->f[DV_F_QUANT] = DV_Q_F16;
+    op_insn(&op)->f[DV_F_RELU] = 1;
     memset(ub, 0x77, 2048);
     ck_assert_msg(dv_mte_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
     for (unsigned b = 0; b < 2; b++)
@@ -183,7 +183,7 @@ START_TEST(l0c_ub_bursts)
     fill_table(&e, 16, 1);
     uint64_t v1[] = {1, 1, 0, 0};
     op = xt_op(DV_OP_COPY_L0C_UB, 0x800, 0, xt_pack(DV_LAYOUT_BURST, v1, 4), TABLE);
-    op.insn.f[DV_F_QUANT] = DV_Q_VREQ;
+    op_insn(&op)->f[DV_F_QUANT] = DV_Q_VREQ;
     ck_assert(dv_mte_exec(&e.ctx, &op));
     for (unsigned el = 0; el < 256; el++)
         ck_assert_uint_eq(ub[0x800 + el],

@@ -128,7 +128,7 @@ START_TEST(nd2nz_partial_blocks)
     uint64_t v0[] = {N, D, SRCD, NDNUM}, v1[] = {DSTC0, DSTN, SRCMAT, DSTMAT};
     dv_op op = xt_op(DV_OP_ND2NZ_GM_L1, 0x200, g + 2, xt_pack(DV_LAYOUT_ND2NZ0, v0, 4),
                      xt_pack(DV_LAYOUT_ND2NZ1, v1, 4));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     ck_assert_msg(dv_mte_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
     for (int t = 0; t < NDNUM; t++)
         for (int r = 0; r < N; r++)
@@ -162,14 +162,14 @@ START_TEST(load2d_plain_and_transposed)
         xt_put(l1 + 2 * i, 2, (uint32_t)i);
     /* fractals 1, 3, 5 -> L0A 0, 2, 4 */
     dv_op op = xt_op(DV_OP_LOAD2D_L0A, 0, 0, l2d(1, 3, 2, 1), 0);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     ck_assert(dv_mte_exec(&e.ctx, &op));
     for (int i = 0; i < 3; i++)
         ck_assert_mem_eq(e.mem[DV_MEM_L0A].bytes + i * 1024, l1 + (1 + 2 * i) * 512, 512);
     /* transposed into L0B at 512: (r, c) = fractal 2's (c, r) */
     op = xt_op(DV_OP_LOAD2D_L0B, 512, 0, l2d(2, 1, 0, 0), 0);
-    op.insn.f[DV_F_DTYPE] = DV_DT_BF16;
-    op.insn.f[DV_F_TRANSPOSE] = 1;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_BF16;
+    op_insn(&op)->f[DV_F_TRANSPOSE] = 1;
     ck_assert(dv_mte_exec(&e.ctx, &op));
     for (int r = 0; r < 16; r++)
         for (int c = 0; c < 16; c++)
@@ -180,10 +180,10 @@ START_TEST(load2d_plain_and_transposed)
     ck_assert_uint_eq(dv_mte_cycles(&e.ctx, &op, false, &st), 22);
     ck_assert_int_eq(st.path, DV_PATH_L1_L0B);
     /* transpose of 8-bit data is refused; so is a misaligned L0 target */
-    op.insn.f[DV_F_DTYPE] = DV_DT_S8;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_S8;
     ck_assert(!dv_mte_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_NONE);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     op.r[0] = 256;
     ck_assert(!dv_mte_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_ALIGN);
@@ -204,8 +204,8 @@ START_TEST(load2d_transposed_f32_squares)
         xt_put(l1 + 4 * i, 4, 0x10000u + (uint32_t)i);
     uint64_t v[] = {1, 2, 5, 0, 3, 2};
     dv_op op = xt_op(DV_OP_LOAD2D_L0B, 0, 0, xt_pack(DV_LAYOUT_LOAD2DT, v, 6), 0);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
-    op.insn.f[DV_F_TRANSPOSE] = 1;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TRANSPOSE] = 1;
     ck_assert_msg(dv_mte_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
     const uint8_t *l0b = e.mem[DV_MEM_L0B].bytes;
     for (unsigned sq = 0; sq < 2; sq++) {
@@ -224,8 +224,8 @@ START_TEST(load2d_transposed_f32_squares)
     /* a second fractal out of L0B faults before anything moves */
     uint64_t w[] = {0, 1, 0, 0, 1, 255};
     op = xt_op(DV_OP_LOAD2D_L0B, e.cfg.l0b_bytes - 512, 0, xt_pack(DV_LAYOUT_LOAD2DT, w, 6), 0);
-    op.insn.f[DV_F_DTYPE] = DV_DT_F32;
-    op.insn.f[DV_F_TRANSPOSE] = 1;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F32;
+    op_insn(&op)->f[DV_F_TRANSPOSE] = 1;
     ck_assert(!dv_mte_exec(&e.ctx, &op));
     ck_assert_int_eq(e.ctx.fault.kind, DV_FAULT_RANGE);
     xt_close(&e);
@@ -270,7 +270,7 @@ static void check_load3d(const geo *g, bool l0a)
     memset(dst, 0x55, 65536);
     op = xt_op(l0a ? DV_OP_LOAD3D_L0A : DV_OP_LOAD3D_L0B, 0x800, 0x400, xt_pack(DV_LAYOUT_IMG2COL, ic, 7),
                xt_pack(DV_LAYOUT_IMG2COLPOS, ip, 4));
-    op.insn.f[DV_F_DTYPE] = DV_DT_F16;
+    op_insn(&op)->f[DV_F_DTYPE] = DV_DT_F16;
     ck_assert_msg(dv_mte_exec(&e.ctx, &op), "%s", e.ctx.fault_msg);
     unsigned m1 = (g->mext + 15) / 16;
     for (unsigned mm = 0; mm < m1 * 16; mm++)

@@ -3,6 +3,7 @@
 #ifndef XT_H
 #define XT_H
 
+#include "../unit_insn.h"
 #include "dv_config.h"
 #include "dv_unit.h"
 

@@ -56,7 +56,8 @@ dv_op xt_op(dv_opcode opc, uint64_t r0, uint64_t r1, uint64_t r2, uint64_t r3)
 {
     dv_op op;
     memset(&op, 0, sizeof op);
-    op.insn.op = opc;
+    op.insn = unit_insn_new();
+    op_insn(&op)->op = opc;
     op.r[0] = r0;
     op.r[1] = r1;
     op.r[2] = r2;
