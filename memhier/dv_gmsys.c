@@ -170,8 +170,12 @@ static void scan_range(void *user, uint64_t addr, uint64_t len, bool write)
     o->unnoted |= len && !note;
     for (uint64_t ln = first; len && ln <= last; ln++) {
         dv_gm_line *e = owner_slot(g, ln);
-        uint64_t at = o->offset + (ln * lb > addr ? ln * lb - addr : 0); /* where the line comes in */
-        uint64_t end = o->offset + ((ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len);
+        /* where the line comes in and is through (a range in one line: its own bytes) */
+        uint64_t at = o->offset, end = o->offset + len;
+        if (first != last) {
+            at += ln * lb > addr ? ln * lb - addr : 0;
+            end = o->offset + ((ln + 1) * lb < addr + len ? (ln + 1) * lb - addr : len);
+        }
         if (note) {
             g->marks[g->nmarks++] = (dv_gm_mark){e, ln, at, end};
             owner_prefetch(e);

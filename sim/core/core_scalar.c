@@ -385,6 +385,51 @@ static core_text_state text_state(const dv_insn *in)
     return CORE_TEXT_DECODED;
 }
 
+/* The word at pc may run: the core runs, pc is in .text and in the kernel,
+ * and the word decodes (decoded here on first fetch); else the core stops
+ * (a fault) or has stopped. */
+static bool fetch_slow(dv_core *c, size_t idx)
+{
+    if (c->stop != DV_STOP_NONE || c->ended)
+        return false;
+    if ((c->pc % DV_INSN_BYTES) || idx >= c->ninsns) {
+        core_fault(c, DV_PIPE_S, c->pc, "the program counter 0x%llx is outside .text (%zu bytes)",
+                   (unsigned long long)c->pc, c->ninsns * DV_INSN_BYTES);
+        return false;
+    }
+    /* The kernel is the bytes its object declares (entry, size): running
+     * on into the next kernel or past the last is a fault, not more code. */
+    if (c->pc - c->kernel->entry >= c->kernel->size) {
+        core_fault(c, DV_PIPE_S, c->pc,
+                   "the program counter 0x%llx is outside kernel %s (0x%llx, %llu bytes)",
+                   (unsigned long long)c->pc, DV_ESC(c->kernel->name), (unsigned long long)c->kernel->entry,
+                   (unsigned long long)c->kernel->size);
+        return false;
+    }
+    if (!c->text_ok[idx]) {
+        uint64_t w = 0;
+        for (int b = 0; b < 8; b++)
+            w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
+        c->text_ok[idx] =
+            dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? text_state(&c->text[idx]) : CORE_TEXT_ILLEGAL;
+    }
+    if (c->text_ok[idx] == CORE_TEXT_ILLEGAL) {
+        illegal_instruction(c, idx);
+        return false;
+    }
+    return true;
+}
+
+/* The same, the common case inline: a decoded word of the kernel. */
+static inline bool fetch(dv_core *c, size_t idx)
+{
+    if (c->stop == DV_STOP_NONE && !c->ended && !(c->pc % DV_INSN_BYTES) && idx < c->ninsns &&
+        c->pc - c->kernel->entry < c->kernel->size && c->text_ok[idx] != CORE_TEXT_UNDECODED &&
+        c->text_ok[idx] != CORE_TEXT_ILLEGAL)
+        return true;
+    return fetch_slow(c, idx);
+}
+
 /* A pipe of the core waits for a cross-core flag: another core's set can
  * wake it (core_cc.c), and through it the core's other pipes.  That is the
  * only way into a core from outside. */
@@ -417,7 +462,7 @@ static bool dispatch_may_run_ahead(const dv_core *c, const dv_insn *in, uint64_t
 }
 
 /* The instruction at pc, already decoded and in the kernel, may run at
- * cycle `at` ahead of the queue. */
+ * cycle `at` ahead of the queue (which also passes fetch's checks). */
 static bool may_run_ahead(const dv_core *c, uint64_t pc, uint64_t at)
 {
     size_t idx = (size_t)(pc / DV_INSN_BYTES);
@@ -432,38 +477,14 @@ void core_scalar_event(dv_event *ev, void *ctx)
 {
     (void)ctx;
     dv_core *c = (dv_core *)((char *)ev - offsetof(dv_core, scalar_ev));
-    uint64_t ahead = 0; /* cycles the instructions ran ahead of the queue's now */
-    uint64_t at;        /* the next instruction's cycle */
-    c->nahead = 0;      /* the last firing's are all in the past */
+    uint64_t ahead = 0;  /* cycles the instructions ran ahead of the queue's now */
+    uint64_t at;         /* the next instruction's cycle */
+    bool vetted = false; /* the word at pc passed fetch's checks (may_run_ahead) */
+    c->nahead = 0;       /* the last firing's are all in the past */
     for (unsigned n = 0;; n++) {
-        if (c->stop != DV_STOP_NONE || c->ended)
-            return;
         size_t idx = (size_t)(c->pc / DV_INSN_BYTES);
-        if ((c->pc % DV_INSN_BYTES) || idx >= c->ninsns) {
-            core_fault(c, DV_PIPE_S, c->pc, "the program counter 0x%llx is outside .text (%zu bytes)",
-                       (unsigned long long)c->pc, c->ninsns * DV_INSN_BYTES);
+        if (!vetted && !fetch(c, idx))
             return;
-        }
-        /* The kernel is the bytes its object declares (entry, size): running
-         * on into the next kernel or past the last is a fault, not more code. */
-        if (c->pc - c->kernel->entry >= c->kernel->size) {
-            core_fault(c, DV_PIPE_S, c->pc,
-                       "the program counter 0x%llx is outside kernel %s (0x%llx, %llu bytes)",
-                       (unsigned long long)c->pc, DV_ESC(c->kernel->name),
-                       (unsigned long long)c->kernel->entry, (unsigned long long)c->kernel->size);
-            return;
-        }
-        if (!c->text_ok[idx]) {
-            uint64_t w = 0;
-            for (int b = 0; b < 8; b++)
-                w |= (uint64_t)c->obj->text[idx * 8 + (size_t)b] << (8 * b);
-            c->text_ok[idx] = dv_isa_decode(w, &c->text[idx], NULL) == DV_OK ? text_state(&c->text[idx])
-                                                                             : CORE_TEXT_ILLEGAL;
-        }
-        if (c->text_ok[idx] == CORE_TEXT_ILLEGAL) {
-            illegal_instruction(c, idx);
-            return;
-        }
         const dv_insn *in = &c->text[idx];
         const dv_insn_info *info = dv_isa_info(in->op);
         uint64_t next = c->pc + DV_INSN_BYTES, lat;
@@ -508,10 +529,12 @@ void core_scalar_event(dv_event *ev, void *ctx)
         if (dv_evq_run_ahead(c->q, at)) { /* the cheaper of the two, and nothing to undo */
             ahead = 0;
             c->nahead = 0; /* nothing can come before them now */
+            vetted = false;
             continue;
         }
         if (!may_run_ahead(c, next, at))
             break;
+        vetted = true;
         ahead += lat;
     }
     core_schedule(c, &c->scalar_ev, at, DV_PRIO_SCALAR);
