@@ -41,10 +41,12 @@ DVSIM_NO_OPENBLAS=1 "$D" run matmul --shape M=1024,N=1024,K=16384 --threads 1 --
     >"$DIR/check.out" 2>"$DIR/check.err" &
 pid=$!
 i=0
-while ! grep -q "sim: info: end:" "$DIR/check.err" 2>/dev/null && [ $i -lt 3000 ]; do
+# (the cap is for slow builds: under ASan the simulation takes about 40 s)
+while ! grep -q "sim: info: end:" "$DIR/check.err" 2>/dev/null && [ $i -lt 18000 ]; do
     sleep 0.01
     i=$((i + 1))
 done
+grep -q "sim: info: end:" "$DIR/check.err" || { kill $pid; fail "the simulation did not end within the wait"; }
 sleep 0.05
 kill -INT $pid
 wait $pid
