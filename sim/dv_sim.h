@@ -58,6 +58,7 @@ typedef struct dv_pipe_stats {
 /* What a core did over a run; the event catalogue (perfcounters/events.def)
  * reads these. */
 typedef struct dv_core_stats {
+    uint64_t scalar_insns;             /* first, with pipe[S]: the Scalar unit's counters in one host line */
     dv_pipe_stats pipe[DV_PIPE_COUNT]; /* index dv_pipe; S counts scalar work */
     uint64_t path_bytes[DV_PATH_COUNT];
     uint64_t path_cycles[DV_PATH_COUNT]; /* busy cycles of transfers on each path */
@@ -69,7 +70,6 @@ typedef struct dv_core_stats {
     uint64_t vec_ops_16, vec_ops_32, vec_ops_8;
     uint64_t vec_elem_ops, vec_repeats;
     uint64_t ub_group_conflict_cycles, ub_bank_conflict_cycles;
-    uint64_t scalar_insns;
     dv_l2_counts l2;               /* this core's L2 hits and misses, HBM fill/write-back bytes */
     uint64_t gm_serialised_cycles; /* waits for GM lines another core was transferring */
 } dv_core_stats;

@@ -81,16 +81,14 @@ typedef struct dv_core {
      * and these few host cache lines are what each event brings in. */
     dv_event scalar_ev;
     dv_stop stop;
-    bool ended;          /* `end` fetched */
-    unsigned nahead;     /* of the last firing, in ahead[] */
-    unsigned ahead_cap;  /* CORE_AHEAD_MAX, or 0 if the unit's latencies or .text do not fit an entry */
-    uint64_t ahead_from; /* the cycle ahead[0] ran at */
+    bool ended;         /* `end` fetched */
+    unsigned nahead;    /* of the last firing, in ahead[] */
+    unsigned ahead_cap; /* CORE_AHEAD_MAX, or 0 if the unit's latencies or .text do not fit an entry */
     uint64_t pc;
     uint64_t instret;
     dv_evq *q;
     const dv_sim_hooks *hooks; /* the observers' event functions, or NULL (set by dv_sim) */
     const dv_obj_kernel *kernel;
-    const dv_obj *obj;
     dv_insn *text;    /* .text, decoded on first fetch */
     uint8_t *text_ok; /* per word, a core_text_state */
     size_t ninsns;
@@ -99,11 +97,17 @@ typedef struct dv_core {
      * (core_schedule_pipe, core_pipe_event): what a dispatch run ahead asks
      * of every pipe, in one host cache line instead of seven */
     uint64_t pipe_due[DV_PIPE_COUNT];
+    /* the counters, which every instruction bumps (the Scalar unit's first:
+     * on x86-64 the fields above fill 7 host cache lines and these start the
+     * next) */
+    dv_core_stats stats;
     /* the rest of the Scalar unit */
     const dv_chip_config *cfg;
-    size_t text_bytes;  /* text's allocation (dv_zfree) */
-    bool text_shared;   /* text and text_ok are another core's (the launch's first): not freed here */
-    uint64_t *stop_seq; /* bumped whenever stop changes (the launch watches it); may be NULL */
+    const dv_obj *obj;   /* its .text is decoded into text on first fetch */
+    uint64_t ahead_from; /* the cycle ahead[0] ran at */
+    size_t text_bytes;   /* text's allocation (dv_zfree) */
+    bool text_shared;    /* text and text_ok are another core's (the launch's first): not freed here */
+    uint64_t *stop_seq;  /* bumped whenever stop changes (the launch watches it); may be NULL */
     /* identity, readable through CSRs */
     uint64_t core_id, block_idx, block_dim, core_type;
     uint64_t sub_idx, sub_dim; /* an AIV's index in its AIC group, and the group's AIV count */
@@ -137,7 +141,6 @@ typedef struct dv_core {
     dv_pmu pmu;
     /* outcome (stop is with the Scalar unit's fields above) */
     uint64_t end_cycle;
-    dv_core_stats stats;
     core_ahead_insn ahead[CORE_AHEAD_MAX]; /* read only when a run stops early (core_scalar_rewind) */
     char stop_msg[1024];                   /* last: cold, and large */
 } dv_core;
